@@ -1,0 +1,209 @@
+"""Error codes the model can act on, and the few exceptions SneakyCode raises.
+
+Hierarchy::
+
+    SneakyError                 base of everything we raise on purpose
+    ├── ConfigError             a settings file, variable or flag is wrong (names the source and key)
+    ├── ToolError               a tool cannot do what was asked; becomes a failed ToolResult, never escapes
+    │                           the registry (carries an ErrorCode, the problem, detail and a recovery hint)
+    └── AgentStop               control flow of the agent loop (finish, cancel, turn limit)
+
+Every ErrorCode has one entry in ERROR_DOCS: what it means and the hint the model is given by default.
+`docs/errors.md` is generated from ERROR_DOCS (``python -m sneakycode.errors_doc``) and a test keeps the
+two identical.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+
+class ErrorCode(StrEnum):
+    """Stable identifiers of tool failures; the model and scripts may rely on them."""
+
+    INVALID_ARGUMENTS = "invalid_arguments"
+    UNKNOWN_TOOL = "unknown_tool"
+    INVALID_PATH = "invalid_path"
+    OUTSIDE_WORKSPACE = "outside_workspace"
+    SYMLINK_ESCAPE = "symlink_escape"
+    NOT_FOUND = "not_found"
+    IS_DIRECTORY = "is_directory"
+    NOT_A_DIRECTORY = "not_a_directory"
+    PROTECTED_PATH = "protected_path"
+    BINARY_FILE = "binary_file"
+    FILE_TOO_LARGE = "file_too_large"
+    INVALID_RANGE = "invalid_range"
+    NOT_READ = "not_read"
+    STALE_READ = "stale_read"
+    IO_ERROR = "io_error"
+    NO_MATCH = "no_match"
+    MULTIPLE_MATCHES = "multiple_matches"
+    NO_CHANGE = "no_change"
+    INVALID_PATCH = "invalid_patch"
+    PATCH_FAILED = "patch_failed"
+    INVALID_PATTERN = "invalid_pattern"
+    NONZERO_EXIT = "nonzero_exit"
+    TIMED_OUT = "timed_out"
+    KILLED_BY_SIGNAL = "killed_by_signal"
+    SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+    PERMISSION_DENIED = "permission_denied"
+    REJECTED_BY_USER = "rejected_by_user"
+    CANCELLED = "cancelled"
+
+
+class ErrorDoc(NamedTuple):
+    meaning: str
+    hint: str
+
+
+ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
+    ErrorCode.INVALID_ARGUMENTS: ErrorDoc(
+        "The call's arguments are not valid JSON, miss a required field, have a wrong type or an unknown field.",
+        "Fix each listed field and call the tool again with arguments that match its schema.",
+    ),
+    ErrorCode.UNKNOWN_TOOL: ErrorDoc(
+        "No tool has that name.",
+        "Call one of the available tools; the closest names are listed.",
+    ),
+    ErrorCode.INVALID_PATH: ErrorDoc(
+        "The path is empty, contains a NUL byte, or starts with `~` (home is not expanded).",
+        "Give a path relative to the workspace root, for example `src/app.py`.",
+    ),
+    ErrorCode.OUTSIDE_WORKSPACE: ErrorDoc(
+        "The path (through `..` or as an absolute path) lies outside the workspace.",
+        "Only files inside the workspace can be used; give a path relative to the workspace root.",
+    ),
+    ErrorCode.SYMLINK_ESCAPE: ErrorDoc(
+        "The path, or one of its parent folders, is a symbolic link whose target lies outside the workspace.",
+        "Use the file inside the workspace instead; links that leave the workspace are never followed.",
+    ),
+    ErrorCode.NOT_FOUND: ErrorDoc(
+        "Nothing exists at that path.",
+        "Check the spelling; similar paths are listed when there are any. Use find_files or list_dir to look.",
+    ),
+    ErrorCode.IS_DIRECTORY: ErrorDoc(
+        "The path names a directory where a file was expected.",
+        "Use list_dir to see the directory's entries, then name a file.",
+    ),
+    ErrorCode.NOT_A_DIRECTORY: ErrorDoc(
+        "The path (or one of its parents) names a file where a directory was expected.",
+        "Name a directory, or choose another path.",
+    ),
+    ErrorCode.PROTECTED_PATH: ErrorDoc(
+        "The path is the workspace root or lies inside `.git/`, which tools never change or delete.",
+        "Change files elsewhere; use run_command with git for repository operations.",
+    ),
+    ErrorCode.BINARY_FILE: ErrorDoc(
+        "The file is not text (it has NUL bytes or is not valid UTF-8/UTF-16); its size is given.",
+        "Binary files cannot be read or edited with these tools; use run_command with a suitable program.",
+    ),
+    ErrorCode.FILE_TOO_LARGE: ErrorDoc(
+        "The file, or the content to write, is larger than max_file_size_bytes; both sizes are given.",
+        "Read a part with start_line/end_line, search it with grep_files, or write smaller files.",
+    ),
+    ErrorCode.INVALID_RANGE: ErrorDoc(
+        "The requested line range does not exist in the file; the file's length is given.",
+        "Ask for lines between 1 and the file's last line.",
+    ),
+    ErrorCode.NOT_READ: ErrorDoc(
+        "The file exists but was not read in this session, so it cannot be changed yet.",
+        "Call read_file on it first, then repeat the change.",
+    ),
+    ErrorCode.STALE_READ: ErrorDoc(
+        "The file changed on disk since it was last read in this session; a diff of the outside change is shown.",
+        "Call read_file again to see the current content, then redo the change against it.",
+    ),
+    ErrorCode.IO_ERROR: ErrorDoc(
+        "The operating system refused the operation (permissions, disk full, ...); its message is quoted.",
+        "Check the path and its permissions; the file was left unchanged.",
+    ),
+    ErrorCode.NO_MATCH: ErrorDoc(
+        "old_str was not found in the file, even with tolerant matching; the most similar region is shown.",
+        "Copy the exact current text from the region shown (or read the file again) and retry.",
+    ),
+    ErrorCode.MULTIPLE_MATCHES: ErrorDoc(
+        "old_str occurs more than once; the line number of every match is listed.",
+        "Add surrounding lines to old_str so it is unique, or set replace_all to true.",
+    ),
+    ErrorCode.NO_CHANGE: ErrorDoc(
+        "The edit would not change the file (old_str equals new_str, or the patch changes nothing).",
+        "Make sure new_str differs from old_str; the file was not touched.",
+    ),
+    ErrorCode.INVALID_PATCH: ErrorDoc(
+        "The patch is not a unified diff that can be parsed, or its header names another file.",
+        "Send a unified diff with `@@ -a,b +c,d @@` hunks whose lines start with ' ', '-' or '+'.",
+    ),
+    ErrorCode.PATCH_FAILED: ErrorDoc(
+        "A hunk's context and removed lines were not found (uniquely) in the file; nothing was applied.",
+        "Read the lines around the hunk again and rebuild it from the current text, or use str_replace.",
+    ),
+    ErrorCode.INVALID_PATTERN: ErrorDoc(
+        "The search pattern is not a valid regular expression (ripgrep/Rust syntax); the engine's message is quoted.",
+        "Fix the regex, or set fixed_strings to true to search for the text literally.",
+    ),
+    ErrorCode.NONZERO_EXIT: ErrorDoc(
+        "The command ran and exited with a non-zero status; its full output and exit code are shown.",
+        "Read the output to see what failed, fix the cause, and run it again.",
+    ),
+    ErrorCode.TIMED_OUT: ErrorDoc(
+        "The command ran longer than its timeout and was killed with its whole process group; output so far is shown.",
+        "Use a longer timeout (in seconds, within the allowed range), or do not run servers or watchers.",
+    ),
+    ErrorCode.KILLED_BY_SIGNAL: ErrorDoc(
+        "The command was ended by a signal, which is named.",
+        "Check whether the command ran out of memory or was killed from outside, then retry or change it.",
+    ),
+    ErrorCode.SANDBOX_UNAVAILABLE: ErrorDoc(
+        "tools.shell.sandbox is `bwrap` but bubblewrap cannot run here; the probe's error is quoted.",
+        "Tell the user; they can install bubblewrap or set tools.shell.sandbox to `auto` or `off`.",
+    ),
+    ErrorCode.PERMISSION_DENIED: ErrorDoc(
+        "A permission rule, the current mode, or headless mode without approval refused the call; the reason is given.",
+        "Do not retry the same call; choose another approach, or tell the user which rule blocks it.",
+    ),
+    ErrorCode.REJECTED_BY_USER: ErrorDoc(
+        "The user declined this call.",
+        "Do not repeat it; ask the user what to do instead or take another approach.",
+    ),
+    ErrorCode.CANCELLED: ErrorDoc(
+        "The call was interrupted before it finished (the user cancelled the turn).",
+        "Wait for the user's next instruction.",
+    ),
+}
+
+
+class SneakyError(Exception):
+    """Base of the exceptions SneakyCode raises on purpose."""
+
+
+class ConfigError(SneakyError):
+    """A configuration source is wrong; the message names the file or variable, the key and what was expected."""
+
+
+class ToolError(SneakyError):
+    """Raised inside a tool; the registry turns it into a failed ToolResult with the same fields."""
+
+    def __init__(
+        self,
+        code: ErrorCode,
+        error: str,
+        *,
+        detail: str = "",
+        hint: str | None = None,
+        data: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(f"[{code}] {error}")
+        self.code = code
+        self.error = error
+        self.detail = detail
+        self.hint = hint if hint is not None else ERROR_DOCS[code].hint
+        self.data = data or {}
+
+
+class AgentStop(SneakyError):
+    """Control flow in the agent loop: carries the message to hand back to the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message

@@ -1,0 +1,54 @@
+"""`sneakycode tool NAME 'JSON' [NAME 'JSON' ...]`: run tools exactly as the model would, in one session.
+
+Prints the model-facing rendering of each result (or one JSON object per line with --json). Exit 0 when
+every call succeeded, 1 when any failed, 2 on a usage error. Imports only the tool layer, so it starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from sneakycode.errors import ConfigError
+
+EXIT_OK, EXIT_TOOL_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def run_tool_command(args: argparse.Namespace) -> int:
+    from sneakycode.config import load_settings
+    from sneakycode.runtime import open_tool_context
+    from sneakycode.tools.registry import all_tools, execute
+
+    if args.list:
+        for found in all_tools():
+            print(f"{found.name}\t{found.tier.value}")
+        return EXIT_OK
+    calls: list[str] = args.calls
+    if not calls or len(calls) % 2:
+        print("usage: sneakycode tool NAME 'JSON-ARGS' [NAME 'JSON-ARGS' ...] [--workspace DIR] [--json]", file=sys.stderr)
+        return EXIT_USAGE
+    workspace = Path(args.workspace) if args.workspace else None
+    if workspace is not None and not workspace.is_dir():
+        print(f"sneakycode tool: --workspace {args.workspace!r} is not a directory", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        loaded = load_settings(workspace)
+    except ConfigError as exc:
+        print(f"sneakycode: configuration error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    ctx = open_tool_context(loaded, kind="tool")
+    status = EXIT_OK
+    for index in range(0, len(calls), 2):
+        name, raw = calls[index], calls[index + 1]
+        result = execute(name, raw, ctx)
+        if not result.success:
+            status = EXIT_TOOL_FAILED
+        if args.json:
+            print(json.dumps({"tool": name, **result.to_dict()}, ensure_ascii=False))
+        else:
+            if len(calls) > 2:
+                print(f"=== {name}")
+            print(result.render())
+    return status

@@ -1,0 +1,156 @@
+"""The tool contract: a pydantic args model plus a function returning ToolResult, declared with `@tool`.
+
+A tool's name, model-facing description (the function's docstring), JSON schema, permission tier and
+read-only flag all come from that one declaration; the registry, the OpenAI schema, the MCP schema and the
+docs are derived from it.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar, get_type_hints
+
+from pydantic import BaseModel, ConfigDict
+
+from sneakycode.config import Settings
+from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.workspace import Workspace
+
+__all__ = ["ErrorCode", "Tier", "Tool", "ToolArgs", "ToolContext", "ToolError", "ToolResult", "tool"]
+
+
+class Tier(StrEnum):
+    """Permission tier from the tool reference: auto-approved or asks the user first."""
+
+    AUTO = "auto"
+    CONFIRM = "confirm"
+
+
+@dataclass
+class ToolResult:
+    """One tool call's outcome; `render()` is exactly what the model sees."""
+
+    success: bool
+    content: str = ""
+    message: str = ""
+    error: str | None = None
+    code: ErrorCode | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def ok(cls, content: str = "", message: str = "", **data: Any) -> ToolResult:
+        return cls(success=True, content=content, message=message, data=data)
+
+    @classmethod
+    def fail(cls, code: ErrorCode, error: str, *, detail: str = "", hint: str | None = None, **data: Any) -> ToolResult:
+        err = ToolError(code, error, detail=detail, hint=hint, data=data)
+        return cls.from_error(err)
+
+    @classmethod
+    def from_error(cls, err: ToolError) -> ToolResult:
+        """On failure `content` holds the supporting detail and `message` the recovery hint."""
+        return cls(success=False, content=err.detail, message=err.hint, error=err.error, code=err.code, data=err.data)
+
+    def render(self) -> str:
+        if self.success:
+            if self.content and self.message:
+                return f"{self.content}\n\n{self.message}"
+            return self.content or self.message or "(no output)"
+        parts = [f"Error [{self.code}]: {self.error}"]
+        if self.content:
+            parts.append(self.content)
+        if self.message:
+            parts.append(f"Hint: {self.message}")
+        return "\n".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "success": self.success,
+            "content": self.content,
+            "message": self.message,
+            "error": self.error,
+            "code": self.code.value if self.code else None,
+            "data": self.data,
+        }
+
+
+class ToolArgs(BaseModel):
+    """Base of every tool's arguments: unknown fields are errors, never silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch: the workspace guard, settings, the session folder and a cancel signal."""
+
+    workspace: Workspace
+    settings: Settings
+    session_id: str
+    session_dir: Path
+    cancel: threading.Event = field(default_factory=threading.Event)
+    tasks: list[dict[str, str]] = field(default_factory=list)
+
+
+ArgsT = TypeVar("ArgsT", bound=ToolArgs)
+ToolFunc = Callable[[Any, ToolContext], ToolResult]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    args_model: type[ToolArgs]
+    func: ToolFunc
+    tier: Tier
+    read_only: bool
+
+    def parameters_schema(self) -> dict[str, Any]:
+        return compact_schema(self.args_model.model_json_schema())
+
+    def openai_schema(self) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters_schema()},
+        }
+
+
+def tool(*, name: str, tier: Tier, read_only: bool = False) -> Callable[[Callable[[ArgsT, ToolContext], ToolResult]], Tool]:
+    """Declare a tool from a function `(args: SomeArgs, ctx: ToolContext) -> ToolResult`."""
+
+    def wrap(func: Callable[[ArgsT, ToolContext], ToolResult]) -> Tool:
+        hints = get_type_hints(func)
+        args_model = hints[next(iter(inspect.signature(func).parameters))]
+        return Tool(
+            name=name,
+            description=inspect.cleandoc(func.__doc__ or ""),
+            args_model=args_model,
+            func=func,
+            tier=tier,
+            read_only=read_only,
+        )
+
+    return wrap
+
+
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline $refs and drop titles: the schema is sent on every request, so every character counts."""
+    defs = schema.get("$defs", {})
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
+            return {k: walk(v) for k, v in node.items() if k not in ("title", "$defs")}
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        return node
+
+    result: dict[str, Any] = walk(schema)
+    result.pop("description", None)
+    return result

@@ -1,0 +1,78 @@
+"""Shared fixtures: a real workspace folder, an isolated state/config home, a ToolContext, and a CLI runner.
+
+Every test gets its own HOME/XDG folders so no user configuration or session of the machine leaks in.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sneakycode.config import load_settings
+from sneakycode.runtime import open_tool_context
+from sneakycode.tools.base import ToolContext, ToolResult
+from sneakycode.tools.registry import execute
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    for name in list(os.environ):
+        if name.startswith("SNEAKYCODE_") or name.endswith("_API_KEY"):
+            monkeypatch.delenv(name, raising=False)
+    yield home
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    """An empty workspace folder."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def ctx(ws: Path) -> ToolContext:
+    """A tool session over `ws` with default settings."""
+    return open_tool_context(load_settings(ws))
+
+
+def call(ctx: ToolContext, name: str, **args: Any) -> ToolResult:
+    """Run a tool the way the model would (JSON arguments through the registry)."""
+    return execute(name, json.dumps(args), ctx)
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = None, stdin: str | None = None,
+            timeout: float = 60) -> CliResult:
+    """Run the real `sneakycode` entry point in a subprocess."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "sneakycode.cli", *argv],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
