@@ -1,0 +1,62 @@
+"""The narrow seams of the agent: what the loop needs from a model, an approver and an event sink.
+
+The loop depends only on these; the OpenAI-compatible client, the terminal UI, headless mode, the MCP
+server and tests each provide their own implementations.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    estimated: bool = False
+
+
+@dataclass
+class AssistantTurn:
+    """One model reply, fully assembled (streamed deltas joined, tool-call fragments merged)."""
+
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    reasoning: str = ""
+    usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
+
+
+class ChatModel(Protocol):
+    """Sends the history and tool schemas, returns the assistant's reply."""
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> AssistantTurn: ...
+
+
+class Approver(Protocol):
+    """Asked only when the permission decision is `ask`; True approves the call."""
+
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool: ...
+
+
+class EventSink(Protocol):
+    """Receives everything the user may want to see, as it happens."""
+
+    def emit(self, event: dict[str, Any]) -> None: ...
