@@ -50,6 +50,7 @@ class ErrorCode(StrEnum):
     PERMISSION_DENIED = "permission_denied"
     REJECTED_BY_USER = "rejected_by_user"
     CANCELLED = "cancelled"
+    INTERNAL_ERROR = "internal_error"
 
 
 class ErrorDoc(NamedTuple):
@@ -169,6 +170,10 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
     ErrorCode.CANCELLED: ErrorDoc(
         "The call was interrupted before it finished (the user cancelled the turn).",
         "Wait for the user's next instruction.",
+    ),
+    ErrorCode.INTERNAL_ERROR: ErrorDoc(
+        "The tool stopped on an unexpected error (a bug in SneakyCode, not in the call); the exception is quoted.",
+        "Check the current state (read the file again) before going on; try another tool or approach.",
     ),
 }
 

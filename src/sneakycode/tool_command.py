@@ -27,7 +27,8 @@ def run_tool_command(args: argparse.Namespace) -> int:
         return EXIT_OK
     calls: list[str] = args.calls
     if not calls or len(calls) % 2:
-        print("usage: sneakycode tool NAME 'JSON-ARGS' [NAME 'JSON-ARGS' ...] [--workspace DIR] [--json]", file=sys.stderr)
+        usage = "usage: sneakycode tool NAME 'JSON-ARGS' [NAME 'JSON-ARGS' ...] [--workspace DIR] [--json]"
+        print(usage, file=sys.stderr)
         return EXIT_USAGE
     workspace = Path(args.workspace) if args.workspace else None
     if workspace is not None and not workspace.is_dir():

@@ -15,8 +15,8 @@ import hashlib
 import os
 import stat
 import tempfile
-from contextlib import suppress
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -330,7 +330,9 @@ class Workspace:
         try:
             data = encode_text(text, fmt)
         except UnicodeEncodeError as exc:
-            raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"the content cannot be encoded as {fmt.encoding}: {exc}")
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENTS, f"the content cannot be encoded as {fmt.encoding}: {exc}"
+            ) from None
         if len(data) > self.max_file_size_bytes:
             raise ToolError(
                 ErrorCode.FILE_TOO_LARGE,
@@ -387,11 +389,14 @@ class Workspace:
             raise _io_error(user_path, exc) from None
         return True
 
-    def delete_file(self, user_path: str) -> Path:
-        real = self.resolve(user_path, must_exist=True)
+    def delete_file(self, user_path: str) -> tuple[Path, int]:
+        """Delete one file. A symbolic link is removed itself, never its target."""
+        link = self._link_entry(user_path)
+        real = link if link is not None else self.resolve(user_path, must_exist=True)
         self.require_unprotected(real, user_path)
-        if real.is_dir() and not real.is_symlink():
+        if link is None and real.is_dir():
             raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory; delete_file removes files only")
+        size = real.lstat().st_size
         if self.journal is not None:
             self.journal.record_before(real, "delete")
         try:
@@ -399,7 +404,13 @@ class Workspace:
         except OSError as exc:
             raise _io_error(user_path, exc) from None
         self.ledger.forget(real)
-        return real
+        return real, size
+
+    def _link_entry(self, user_path: str) -> Path | None:
+        """The contained path of `user_path` itself when it is a symbolic link (its folder resolved), else None."""
+        parent_user = os.path.dirname(user_path.rstrip("/")) or "."
+        lexical = self.resolve(parent_user) / os.path.basename(user_path.rstrip("/"))
+        return lexical if lexical.is_symlink() and self.contains(lexical) else None
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None) -> None:

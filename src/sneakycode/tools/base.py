@@ -120,7 +120,9 @@ class Tool:
         }
 
 
-def tool(*, name: str, tier: Tier, read_only: bool = False) -> Callable[[Callable[[ArgsT, ToolContext], ToolResult]], Tool]:
+def tool(
+    *, name: str, tier: Tier, read_only: bool = False
+) -> Callable[[Callable[[ArgsT, ToolContext], ToolResult]], Tool]:
     """Declare a tool from a function `(args: SomeArgs, ctx: ToolContext) -> ToolResult`."""
 
     def wrap(func: Callable[[ArgsT, ToolContext], ToolResult]) -> Tool:
