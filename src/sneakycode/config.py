@@ -85,6 +85,9 @@ class Settings(_Strict):
     max_turns: int = Field(50, ge=1, description="Model turns before a run stops.")
     request_timeout: float = Field(120.0, gt=0, description="Seconds to wait for one model response.")
     max_retries: int = Field(4, ge=0, description="Retries of a model request on 429, 5xx or connection errors.")
+    retry_backoff: float = Field(
+        1.0, ge=0, description="Seconds before the first retry; doubles each retry (with jitter) unless Retry-After."
+    )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, description="Permission rules.")
     tools: ToolsSettings = Field(default_factory=ToolsSettings, description="Per-tool settings.")
 

@@ -6,6 +6,8 @@ Hierarchy::
     ├── ConfigError             a settings file, variable or flag is wrong (names the source and key)
     ├── ToolError               a tool cannot do what was asked; becomes a failed ToolResult, never escapes
     │                           the registry (carries an ErrorCode, the problem, detail and a recovery hint)
+    ├── ModelError              the model endpoint failed for good: bad key, unknown model, retries used up,
+    │                           empty replies (the message says what to do; `kind` classifies it)
     └── AgentStop               control flow of the agent loop (finish, cancel, turn limit)
 
 Every ErrorCode has one entry in ERROR_DOCS: what it means and the hint the model is given by default.
@@ -204,6 +206,19 @@ class ToolError(SneakyError):
         self.detail = detail
         self.hint = hint if hint is not None else ERROR_DOCS[code].hint
         self.data = data or {}
+
+
+class ModelError(SneakyError):
+    """The model request failed after the client's own recovery (retries, fallbacks) ran out.
+
+    `kind` is one of: auth, model_not_found, rate_limit, server, connection, timeout, context_length,
+    bad_request, empty_reply.
+    """
+
+    def __init__(self, message: str, *, kind: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.kind = kind
 
 
 class AgentStop(SneakyError):

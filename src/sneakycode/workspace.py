@@ -94,7 +94,7 @@ def _split_newline(text: str, encoding: str, *, bom: bool) -> tuple[str, TextFor
 
 def encode_text(text: str, fmt: TextFormat) -> bytes:
     if fmt.newline == "\r\n":
-        text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        text = text.replace("\n", "\r\n")
     data = text.encode(fmt.encoding)
     if fmt.bom:
         data = (_UTF8_BOM if fmt.encoding == "utf-8" else _bom_for(fmt.encoding)) + data
@@ -125,9 +125,12 @@ def short_diff(before: str, after: str, label: str, max_lines: int = 40) -> str:
 
 
 class MutationJournal(Protocol):
-    """Told about every mutation before it happens, so it can be undone."""
+    """Told about every mutation before it happens, so it can be undone, and after it succeeded, so undo can
+    tell whether anything else changed the path since."""
 
     def record_before(self, path: Path, action: str) -> None: ...
+
+    def record_after(self, path: Path) -> None: ...
 
 
 @dataclass
@@ -322,6 +325,8 @@ class Workspace:
     def write_text(self, user_path: str, text: str, *, like: TextFile | None = None) -> TextFile:
         """Atomically write text, in the format of `like` (the file it replaces) or as plain UTF-8/LF.
 
+        `text` is in decoded form: for a CRLF file each "\n" becomes "\r\n" on disk.
+
         The ledger is updated to what was written, so our own edits never count as outside changes.
         """
         real = self.resolve(user_path)
@@ -348,9 +353,11 @@ class Workspace:
             atomic_write_bytes(real, data, mode)
         except OSError as exc:
             raise _io_error(user_path, exc) from None
+        if self.journal is not None:
+            self.journal.record_after(real)
         written = TextFile(
             path=real,
-            text=text if fmt.newline == "\n" else text.replace("\r\n", "\n"),
+            text=text,
             encoding=fmt.encoding,
             bom=fmt.bom,
             newline=fmt.newline,
@@ -387,6 +394,8 @@ class Workspace:
             real.mkdir()
         except OSError as exc:
             raise _io_error(user_path, exc) from None
+        if self.journal is not None:
+            self.journal.record_after(real)
         return True
 
     def delete_file(self, user_path: str) -> tuple[Path, int]:
@@ -403,6 +412,8 @@ class Workspace:
             real.unlink()
         except OSError as exc:
             raise _io_error(user_path, exc) from None
+        if self.journal is not None:
+            self.journal.record_after(real)
         self.ledger.forget(real)
         return real, size
 

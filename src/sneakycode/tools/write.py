@@ -32,7 +32,7 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     incoming = args.content.replace("\r\n", "\n") if current.newline == "\r\n" else args.content
     if current.text == incoming:
         return ToolResult.ok(message=f"{shown} already has exactly this content; nothing was written.", created=False)
-    ws.write_text(args.file_path, args.content, like=current)
+    ws.write_text(args.file_path, incoming, like=current)
     old_lines = len(split_lines(current.text))
     return ToolResult.ok(
         message=f"Overwrote {shown} ({old_lines} -> {new_lines} lines).", created=False, lines=new_lines

@@ -1,0 +1,134 @@
+"""Assemble one assistant reply from streamed chunks (or a whole completion), as plain JSON dicts.
+
+Servers differ in how they stream tool calls: OpenAI sends the id and name once and then argument
+fragments; llama.cpp and some Ollama builds repeat the id and the full name in every delta. A repeated id
+or name is taken once, never concatenated. A new id on an index already in use starts a new call.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+
+REASONING_KEYS = ("reasoning_content", "reasoning")
+
+
+@dataclass
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _reasoning_of(message: dict[str, Any]) -> str:
+    return "".join(message[key] for key in REASONING_KEYS if isinstance(message.get(key), str))
+
+
+def usage_from(payload: dict[str, Any]) -> Usage | None:
+    """Server-reported usage, from `usage` or Groq's older `x_groq.usage`."""
+    raw = payload.get("usage") or (payload.get("x_groq") or {}).get("usage")
+    if not isinstance(raw, dict) or raw.get("prompt_tokens") is None:
+        return None
+    return Usage(
+        prompt_tokens=int(raw.get("prompt_tokens") or 0), completion_tokens=int(raw.get("completion_tokens") or 0)
+    )
+
+
+def estimate_tokens(text: str) -> int:
+    """The rough rule used when a server reports no usage: four characters per token."""
+    return (len(text) + 3) // 4
+
+
+class TurnBuilder:
+    """Collects deltas; `turn()` returns the joined reply (usage None if the server sent none)."""
+
+    def __init__(self) -> None:
+        self.content = ""
+        self.reasoning = ""
+        self.finish_reason: str | None = None
+        self.usage: Usage | None = None
+        self.saw_choice = False
+        self._calls: list[_PartialCall] = []
+        self._slot: dict[int, int] = {}
+
+    def add_chunk(self, chunk: dict[str, Any]) -> None:
+        self.usage = usage_from(chunk) or self.usage
+        for choice in chunk.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            self.saw_choice = True
+            delta = choice.get("delta") or {}
+            self.content += _text(delta.get("content"))
+            self.reasoning += _reasoning_of(delta)
+            for call_delta in delta.get("tool_calls") or []:
+                self._add_call_delta(call_delta)
+            self.finish_reason = choice.get("finish_reason") or self.finish_reason
+
+    def _add_call_delta(self, delta: dict[str, Any]) -> None:
+        index = delta.get("index")
+        call_id = delta.get("id") or ""
+        if index is None:
+            index = self._index_for_id(call_id)
+        slot = self._slot.get(index)
+        if slot is not None and call_id and self._calls[slot].id and self._calls[slot].id != call_id:
+            slot = None
+        if slot is None:
+            self._calls.append(_PartialCall())
+            slot = self._slot[index] = len(self._calls) - 1
+        call = self._calls[slot]
+        call.id = call.id or call_id
+        function = delta.get("function") or {}
+        name = _text(function.get("name"))
+        if name and name != call.name:
+            call.name = name if name.startswith(call.name) else call.name + name
+        call.arguments += _text(function.get("arguments"))
+
+    def _index_for_id(self, call_id: str) -> int:
+        for index, slot in self._slot.items():
+            if call_id and self._calls[slot].id == call_id:
+                return index
+        if call_id or not self._slot:
+            return max(self._slot, default=-1) + 1
+        return max(self._slot)
+
+    def add_completion(self, completion: dict[str, Any]) -> None:
+        self.usage = usage_from(completion)
+        for choice in completion.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            self.saw_choice = True
+            message = choice.get("message") or {}
+            self.content = _text(message.get("content"))
+            self.reasoning = _reasoning_of(message)
+            for call in message.get("tool_calls") or []:
+                function = call.get("function") or {}
+                self._calls.append(
+                    _PartialCall(call.get("id") or "", _text(function.get("name")), _text(function.get("arguments")))
+                )
+            self.finish_reason = choice.get("finish_reason")
+
+    def tool_calls(self) -> list[ToolCall]:
+        return [
+            ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:24]}", name=c.name, arguments=c.arguments)
+            for c in self._calls
+            if c.name
+        ]
+
+    def turn(self) -> AssistantTurn:
+        return AssistantTurn(
+            content=self.content,
+            tool_calls=self.tool_calls(),
+            reasoning=self.reasoning,
+            usage=self.usage or Usage(),
+            finish_reason=self.finish_reason,
+        )

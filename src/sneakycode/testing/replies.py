@@ -1,0 +1,112 @@
+"""Turn a scripted Turn into the JSON an OpenAI-compatible server sends: one completion or a list of chunks.
+
+Chunks are cut into `chunk_size` pieces so clients really have to join content and tool-call fragments.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from sneakycode.testing.script import Script, ScriptedToolCall, Turn
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _call_id(step: int, index: int, call: ScriptedToolCall) -> str:
+    return call.id or f"call_{step}_{index}"
+
+
+def _as_text(turn: Turn, style: str) -> str:
+    """The quirk `tool_calls_as_text`: the calls written into the content the way local models do."""
+    objects = [{"name": c.name, "arguments": json.loads(c.arguments or "{}")} for c in turn.tool_calls]
+    if style == "tagged":
+        blocks = "".join(f"<tool_call>\n{json.dumps(o)}\n</tool_call>" for o in objects)
+        return f"{turn.content}\n{blocks}" if turn.content else blocks
+    return json.dumps(objects[0] if len(objects) == 1 else objects)
+
+
+def effective_turn(turn: Turn, script: Script) -> Turn:
+    """The turn as this server would really send it (tool calls moved into the text when quirked)."""
+    style = script.quirks.get("tool_calls_as_text")
+    if not style or not turn.tool_calls:
+        return turn
+    return Turn(
+        content=_as_text(turn, style),
+        reasoning=turn.reasoning,
+        reasoning_field=turn.reasoning_field,
+        finish_reason=turn.finish_reason or "stop",
+        usage=turn.usage,
+        chunk_delay=turn.chunk_delay,
+    )
+
+
+def usage_of(turn: Turn, request: dict[str, Any]) -> dict[str, int]:
+    if turn.usage is not None:
+        usage = {"prompt_tokens": 0, "completion_tokens": 0, **turn.usage}
+    else:
+        prompt = json.dumps(request.get("messages", [])) + json.dumps(request.get("tools", []))
+        reply = turn.content + turn.reasoning + "".join(c.name + c.arguments for c in turn.tool_calls)
+        usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(reply) // 4 + 1}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    return usage
+
+
+def _finish_reason(turn: Turn) -> str:
+    return turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
+
+
+def completion_body(turn: Turn, step: int, request: dict[str, Any]) -> dict[str, Any]:
+    """A non-streamed `chat.completion` object."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.content or None}
+    if turn.tool_calls:
+        message["tool_calls"] = [
+            {"id": _call_id(step, i, c), "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for i, c in enumerate(turn.tool_calls)
+        ]
+    if turn.reasoning:
+        message[turn.reasoning_field] = turn.reasoning
+    return {
+        "id": f"chatcmpl-{step}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted-model"),
+        "choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(turn)}],
+        "usage": usage_of(turn, request),
+    }
+
+
+def stream_chunks(turn: Turn, step: int, request: dict[str, Any], script: Script) -> list[dict[str, Any]]:
+    """The `chat.completion.chunk` objects of a streamed reply, in order (without the final [DONE])."""
+    size = script.chunk_size
+    repeat_ids = bool(script.quirks.get("repeat_tool_call_ids"))
+    base = {
+        "id": f"chatcmpl-{step}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": request.get("model", "scripted-model"),
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({turn.reasoning_field: piece}) for piece in _pieces(turn.reasoning, size)]
+    chunks += [chunk({"content": piece}) for piece in _pieces(turn.content, size)]
+    for index, call in enumerate(turn.tool_calls):
+        call_id = _call_id(step, index, call)
+        head = {"index": index, "id": call_id, "type": "function", "function": {"name": call.name, "arguments": ""}}
+        chunks.append(chunk({"tool_calls": [head]}))
+        for piece in _pieces(call.arguments, size):
+            delta: dict[str, Any] = {"index": index, "function": {"arguments": piece}}
+            if repeat_ids:
+                delta = {**head, "function": {"name": call.name, "arguments": piece}}
+            chunks.append(chunk({"tool_calls": [delta]}))
+    chunks.append(chunk({}, _finish_reason(turn)))
+    wants_usage = bool((request.get("stream_options") or {}).get("include_usage"))
+    if wants_usage and not script.quirks.get("ignore_include_usage"):
+        chunks.append({**base, "choices": [], "usage": usage_of(turn, request)})
+    return chunks
