@@ -1,0 +1,106 @@
+"""`sneakycode` with no -p: the interactive session. Reads a task, runs it, asks before risky calls."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+
+from prompt_toolkit import PromptSession
+from rich.console import Console
+from rich.markup import escape
+
+from sneakycode import __version__
+from sneakycode.errors import ConfigError, SneakyError
+
+EXIT_OK, EXIT_USAGE = 0, 2
+STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "cancelled": "yellow"}
+
+
+def run_interactive(args: argparse.Namespace) -> int:
+    from prompt_toolkit.history import FileHistory
+
+    from sneakycode.agent.loop import Agent
+    from sneakycode.agent.model import build_chat_model
+    from sneakycode.agent.providers import resolve_model_config
+    from sneakycode.agent.session import open_agent_session
+    from sneakycode.config import state_dir
+    from sneakycode.headless import _cancel_on_sigint, _load
+    from sneakycode.ui.approver import TerminalApprover
+    from sneakycode.ui.commands import SlashContext, run_slash
+    from sneakycode.ui.render import TerminalSink
+
+    console = Console(highlight=False)
+    try:
+        loaded = _load(args)
+        config = resolve_model_config(loaded, args.api_key)
+        session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
+    except ConfigError as exc:
+        console.print(f"[red]sneakycode:[/] {escape(str(exc))}")
+        return EXIT_USAGE
+    history_file = state_dir(loaded.settings) / "prompt-history"
+    history_file.parent.mkdir(parents=True, exist_ok=True)
+    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
+    answers: PromptSession[str] = PromptSession()
+    ctx = session.ctx
+    approver = TerminalApprover(console, lambda text: _ask(answers, text, ctx.cancel))
+    agent = Agent(
+        build_chat_model(config),
+        ctx,
+        TerminalSink(console, show_reasoning=args.verbose),
+        approver=approver,
+        mode=args.mode,
+        context_window=config.context_window,
+        transcript=session.transcript,
+        history=session.saved.messages if session.saved else None,
+    )
+    model_line = f"{config.model} via {config.provider} ({config.base_url})"
+    slash = SlashContext(agent, loaded, console, model_line)
+    console.print(f"[bold]SneakyCode {__version__}[/]  {escape(model_line)}")
+    console.print(f"workspace {escape(str(ctx.workspace.root))}  session {ctx.session_id}"
+                  + ("  (resumed)" if session.saved else ""))
+    console.print("[dim]Type a task. /help lists commands; Ctrl-C stops a turn; Ctrl-D leaves.[/]")
+    try:
+        while True:
+            try:
+                line = prompt.prompt("> ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if not line.strip():
+                continue
+            if line.startswith("/"):
+                if not run_slash(slash, line):
+                    break
+                continue
+            try:
+                with _cancel_on_sigint(agent.cancel.set):
+                    result = agent.run_turn(line)
+            except SneakyError as exc:
+                console.print(f"[red]{escape(str(exc))}[/]")
+                continue
+            except KeyboardInterrupt:
+                console.print("[yellow]Interrupted.[/]")
+                continue
+            if result.status != "answered":
+                style = STATUS_STYLE.get(result.status, "")
+                console.print(f"[{style}]{escape(result.message)}[/]" if style else escape(result.message))
+            console.print(
+                f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
+                f"{result.prompt_tokens} in / {result.completion_tokens} out tokens"
+                f"{' (estimated)' if result.usage_estimated else ''}[/]"
+            )
+    finally:
+        session.transcript.close()
+    console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
+                  f"`sneakycode undo` reverts its changes.[/]")
+    return EXIT_OK
+
+
+def _ask(answers: PromptSession[str], text: str, cancel: threading.Event) -> str:
+    """An approval answer; Ctrl-C or Ctrl-D at the question declines and stops the turn."""
+    try:
+        return answers.prompt(text)
+    except (KeyboardInterrupt, EOFError):
+        cancel.set()
+        return "n"
