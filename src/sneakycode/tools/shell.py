@@ -1,1 +1,211 @@
-"""Placeholder until its issue lands."""
+"""run_command: a shell command in the workspace that cannot hang, flood, lie or escape.
+
+Whether a command may run is decided before the call, by permissions.decide like every other tool; this
+module only runs it. What it guarantees: the timeout is in seconds and kills the whole process group;
+background processes do not outlive the command; a failing command keeps all its output and its exit
+code; output the model cannot take is cut in the middle, never silently, and saved in full to the session
+folder; model API keys never reach the command; and, where bubblewrap works, the command cannot write
+outside the workspace.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field
+
+from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.process import CapturedRun, HeadTailCapture, command_environment, run_captured, shell_argv
+from sneakycode.sandbox import bwrap_argv, probe
+from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
+
+KILL_GRACE_SECONDS = 2.0
+# The spill file is capped too: a command printing at full speed until its timeout would fill the disk.
+SPILL_LIMIT_BYTES = 256 << 20
+# Room within max_output_bytes for the line saying what was cut and for notes, so the registry's own
+# cap (which keeps only the start) does not cut again; only output that is not UTF-8 can still reach it.
+_MARKER_ROOM = 1024
+
+# Sessions already told why `sandbox = "auto"` runs commands unsandboxed: the note is given once.
+_told_no_sandbox: set[str] = set()
+
+
+class RunCommandArgs(ToolArgs):
+    command: str = Field(description="bash command line")
+    timeout: int | None = Field(None, description="Seconds; omit for the default.")
+    cwd: str | None = Field(None, description="Folder inside the workspace (default: its root).")
+
+
+@tool(name="run_command", tier=Tier.CONFIRM)
+def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
+    """Run a shell command with bash in the workspace (or `cwd`, a folder inside it). Returns stdout and
+    stderr interleaved and the exit code; a non-zero exit is an error showing all output. stdin is closed.
+    `timeout` is in seconds; on timeout the command and its children are killed. Background processes are
+    stopped when it ends: do not start servers or watchers. Long output shows head and tail and is saved
+    in full to a file."""
+    settings = ctx.settings.tools.shell
+    timeout = args.timeout if args.timeout is not None else settings.default_timeout
+    if not 1 <= timeout <= settings.max_timeout:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENTS,
+            f"timeout must be between 1 and {settings.max_timeout} seconds, got {timeout}",
+            hint=f"timeout is in seconds, not milliseconds; omit it for the default of {settings.default_timeout}.",
+        )
+    if not args.command.strip():
+        raise ToolError(ErrorCode.INVALID_ARGUMENTS, "command is empty", hint="Give the command line to run.")
+    if "\x00" in args.command:
+        raise ToolError(ErrorCode.INVALID_ARGUMENTS, "command contains a NUL byte, which no shell accepts")
+    cwd = working_dir(args.cwd, ctx)
+    if ctx.cancel.is_set():
+        raise ToolError(ErrorCode.CANCELLED, "the turn was cancelled before the command started")
+    spill_dir = ctx.session_dir / "outputs"
+    argv, sandbox, notes = sandboxed(shell_argv(args.command), ctx, cwd, spill_dir)
+    budget = max(ctx.settings.max_output_bytes - _MARKER_ROOM, 256)
+    env = command_environment(also_remove=[ctx.settings.api_key_env] if ctx.settings.api_key_env else [])
+    try:
+        run = run_captured(
+            argv,
+            cwd=cwd,
+            env=env,
+            timeout=timeout,
+            cancel=ctx.cancel,
+            kill_grace=KILL_GRACE_SECONDS,
+            head_limit=budget // 2,
+            tail_limit=budget - budget // 2,
+            spill_dir=spill_dir,
+            spill_limit=SPILL_LIMIT_BYTES,
+        )
+    except OSError as exc:
+        raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None
+    return command_result(run, timeout, sandbox, notes)
+
+
+def working_dir(user_cwd: str | None, ctx: ToolContext) -> Path:
+    if user_cwd is None:
+        return ctx.workspace.root
+    real = ctx.workspace.resolve(user_cwd, must_exist=True)
+    if not real.is_dir():
+        raise ToolError(ErrorCode.NOT_A_DIRECTORY, f"cwd {user_cwd!r} is a file, not a folder")
+    return real
+
+
+def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path, spill_dir: Path) -> tuple[list[str], str, list[str]]:
+    """The argv to run, the sandbox in use ("bwrap", "off" or "unavailable"), and notes for the model."""
+    settings = ctx.settings.tools.shell
+    if settings.sandbox == "off":
+        return argv, "off", []
+    found = probe(ctx.workspace.root, network=settings.sandbox_network)
+    if found.available:
+        try:  # bound into the sandbox, so a saved output stays readable even when it lies under /tmp
+            spill_dir.mkdir(parents=True, exist_ok=True)
+            readable = [spill_dir]
+        except OSError:
+            readable = []
+        wrapped = bwrap_argv(
+            argv,
+            bwrap=found.bwrap,
+            workspace=ctx.workspace.root,
+            cwd=cwd,
+            network=settings.sandbox_network,
+            readable=readable,
+        )
+        return wrapped, "bwrap", []
+    if settings.sandbox == "bwrap":
+        raise ToolError(
+            ErrorCode.SANDBOX_UNAVAILABLE,
+            f"the command was not run: tools.shell.sandbox is 'bwrap' but {found.reason}",
+        )
+    if ctx.session_id in _told_no_sandbox:
+        return argv, "unavailable", []
+    _told_no_sandbox.add(ctx.session_id)
+    note = (
+        f"Note: commands run without a sandbox because {found.reason}. Install bubblewrap to confine them "
+        'to the workspace, or set tools.shell.sandbox = "off" to drop this note.'
+    )
+    return argv, "unavailable", [note]
+
+
+def command_result(run: CapturedRun, timeout: int, sandbox: str, notes: list[str]) -> ToolResult:
+    ending, output = run.ending, run.output
+    took = seconds(ending.duration)
+    text = excerpt(output, saved_where(output)) or "(no output)"
+    if ending.background_killed:
+        notes.append("Processes the command left running in the background were stopped when it ended.")
+    data: dict[str, Any] = {
+        "exit_code": ending.exit_code,
+        "signal": ending.signal_name,
+        "duration": round(ending.duration, 3),
+        "timed_out": ending.timed_out,
+        "cancelled": ending.cancelled,
+        "background_killed": ending.background_killed,
+        "stderr": excerpt(run.stderr, "the output file above has all of it"),
+        "output_bytes": output.total,
+        "output_path": str(output.spill_path) if output.spill_path else None,
+        "sandbox": sandbox,
+    }
+    detail = "\n\n".join([text, *notes])
+    if ending.timed_out:
+        error = f"the command timed out after {timeout} s and was killed with all its child processes"
+        return ToolResult.fail(ErrorCode.TIMED_OUT, f"{error}; output so far:", detail=detail, **data)
+    if ending.cancelled:
+        error = f"the command was cancelled after {took} and killed with all its child processes"
+        return ToolResult.fail(ErrorCode.CANCELLED, f"{error}; output so far:", detail=detail, **data)
+    if ending.signal_name is not None:
+        error = f"the command was killed by {ending.signal_name} after {took}"
+        return ToolResult.fail(ErrorCode.KILLED_BY_SIGNAL, error, detail=detail, **data)
+    if ending.exit_code != 0:
+        error = f"the command exited with code {ending.exit_code}{shell_signal(ending.exit_code)} after {took}"
+        return ToolResult.fail(ErrorCode.NONZERO_EXIT, error, detail=detail, **data)
+    return ToolResult(success=True, content=text, message=" ".join([f"exit code 0 in {took}", *notes]), data=data)
+
+
+def excerpt(capture: HeadTailCapture, where: str) -> str:
+    """The whole output, or its head and tail (cut at line breaks) around a line saying what was cut."""
+    if not capture.overflowed:
+        return decode(capture.head)
+    head, tail = bytes(capture.head), bytes(capture.tail)
+    head_end = head.rfind(b"\n") + 1
+    tail_start = tail.find(b"\n") + 1
+    aligned = head_end > len(head) // 2 and 0 < tail_start < len(tail) // 2
+    if aligned:
+        head, tail = head[:head_end], tail[tail_start:]
+    cut = capture.total - len(head) - len(tail)
+    first, last = head.count(b"\n") + 1, capture.newlines - tail.count(b"\n")
+    lines = f", lines {first:,}-{last:,}" if aligned and last >= first else ""
+    marker = f"[... {cut:,} of {capture.total:,} bytes cut here{lines}; {where} ...]"
+    joiner = "" if head.endswith(b"\n") else "\n"
+    return f"{decode(head)}{joiner}{marker}\n{decode(tail)}"
+
+
+def saved_where(capture: HeadTailCapture) -> str:
+    path = capture.spill_path
+    if path is None:
+        return f"the full output could not be saved: {capture.spill_error}"
+    if capture.spilled < capture.total:
+        saved = f"the first {capture.spilled:,} bytes are saved in {path}"
+    else:
+        saved = f"the full output is saved in {path}"
+    if capture.spill_error:
+        saved += f" ({capture.spill_error})"
+    return f"{saved}; read parts of it with run_command (sed -n 'A,Bp' FILE, grep -n PATTERN FILE)"
+
+
+def shell_signal(code: int | None) -> str:
+    """The shell reports a child killed by signal N as exit code 128+N; say so."""
+    if code is None or not 128 < code < 128 + 65:
+        return ""
+    try:
+        name = signal.Signals(code - 128).name
+    except ValueError:
+        return ""
+    return f" (128+{code - 128}: a process it ran was probably killed by {name})"
+
+
+def decode(data: bytes | bytearray) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def seconds(duration: float) -> str:
+    return f"{duration:.2f} s" if duration < 10 else f"{duration:.1f} s"
