@@ -14,8 +14,11 @@ EXIT_USAGE = 2
 SUBCOMMANDS = ("tool", "undo", "mcp", "permissions", "sessions")
 
 
-def _add_workspace(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--workspace", metavar="DIR", help="workspace root (default: current directory)")
+def _add_workspace(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    # A nested subparser must not reset a --workspace given before its action (argparse copies defaults).
+    default = argparse.SUPPRESS if nested else None
+    help_text = "workspace root (default: current directory)"
+    parser.add_argument("--workspace", metavar="DIR", default=default, help=help_text)
 
 
 def _agent_parser() -> argparse.ArgumentParser:
@@ -65,9 +68,9 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         check.add_argument("args", nargs="?", default="{}", metavar="JSON-ARGS")
         check.add_argument("--mode", choices=("default", "auto-edit", "plan", "yolo"))
         check.add_argument("--json", action="store_true")
-        _add_workspace(check)
+        _add_workspace(check, nested=True)
         listing = sub.add_parser("list", help="the effective rules and where each came from")
-        _add_workspace(listing)
+        _add_workspace(listing, nested=True)
     elif name == "sessions":
         parser.description = "List the saved sessions of this workspace."
     _add_workspace(parser)

@@ -2,6 +2,8 @@
 
 Prints the model-facing rendering of each result (or one JSON object per line with --json). Exit 0 when
 every call succeeded, 1 when any failed, 2 on a usage error. Imports only the tool layer, so it starts fast.
+The person typing the call has approved it, so `ask` counts as approved; a deny rule still refuses it
+(permission_denied, with the rule that refused it).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ EXIT_OK, EXIT_TOOL_FAILED, EXIT_USAGE = 0, 1, 2
 
 def run_tool_command(args: argparse.Namespace) -> int:
     from sneakycode.config import load_settings
+    from sneakycode.direct_calls import run_direct_call
     from sneakycode.runtime import open_tool_context
-    from sneakycode.tools.registry import all_tools, execute
+    from sneakycode.tools.registry import all_tools
 
     if args.list:
         for found in all_tools():
@@ -43,7 +46,7 @@ def run_tool_command(args: argparse.Namespace) -> int:
     status = EXIT_OK
     for index in range(0, len(calls), 2):
         name, raw = calls[index], calls[index + 1]
-        result = execute(name, raw, ctx)
+        result = run_direct_call(name, raw, ctx)
         if not result.success:
             status = EXIT_TOOL_FAILED
         if args.json:
