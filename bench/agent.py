@@ -1,0 +1,145 @@
+"""Agent benchmarks: cold start, and what every request costs in characters.
+
+Times the median wall time of `sneakycode --help`, `sneakycode tool read_file`, and a one-turn headless run
+against the scripted server, next to `python -c pass` (the floor any Python CLI pays). Measures the
+compact tools array and the system prompt sent on every request, the full request log of a scripted
+read -> str_replace -> run_command -> finish session, and the largest tool result of a session that
+reads a 900 KB file and runs a command printing 15 MB. Goals are printed, never enforced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+RUNS = 7
+HELP_GOAL_S = 0.3
+TOOLS_GOAL_CHARS = 6000
+
+
+def sneakycode_argv() -> list[str]:
+    script = Path(sys.executable).with_name("sneakycode")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli"]
+
+
+def median_seconds(argv: list[str], env: dict[str, str], cwd: Path, runs: int = RUNS) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def headless(base_url: str, ws: Path, env: dict[str, str], *flags: str) -> subprocess.CompletedProcess[str]:
+    argv = [*sneakycode_argv(), "-p", "Fix add", "--base-url", base_url, "--model", "scripted-model",
+            "--workspace", str(ws), "--yes", *flags]
+    return subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+
+
+def _verdict(met: bool) -> str:
+    return "ok" if met else "MISSED"
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def request_chars(bodies: list[dict[str, Any]]) -> int:
+    return sum(len(compact(body)) for body in bodies)
+
+
+def main() -> int:
+    from sneakycode.agent.prompts import build_system_prompt
+    from sneakycode.config import Settings
+    from sneakycode.testing.server import ScriptedServer
+    from sneakycode.tools.registry import openai_schemas
+    from sneakycode.workspace import Workspace
+
+    rows: list[tuple[str, str, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        ws = root / "ws"
+        ws.mkdir()
+        (ws / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+        (ws / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+        env = {**os.environ, "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state"),
+               "XDG_CONFIG_HOME": str(root / "config"), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
+        cli = sneakycode_argv()
+
+        floor = median_seconds([sys.executable, "-c", "pass"], env, ws)
+        help_time = median_seconds([*cli, "--help"], env, ws)
+        tool_time = median_seconds([*cli, "tool", "read_file", '{"file_path": "calc.py"}'], env, ws)
+        with ScriptedServer({"steps": [{"content": "Done."}] * RUNS}) as server:
+            one_turn = median_seconds(
+                [*cli, "-p", "Say done", "--base-url", server.base_url, "--model", "scripted-model"], env, ws
+            )
+        rows += [
+            ("python -c pass (floor)", f"{floor:.3f} s", ""),
+            ("sneakycode --help", f"{help_time:.3f} s", f"< {HELP_GOAL_S} s {_verdict(help_time < HELP_GOAL_S)}"),
+            ("sneakycode tool read_file", f"{tool_time:.3f} s", ""),
+            ("sneakycode -p (one turn, scripted server)", f"{one_turn:.3f} s", ""),
+        ]
+
+        schemas = openai_schemas()
+        tools_chars = len(compact(schemas))
+        sizes = sorted(((len(compact(s)), s["function"]["name"]) for s in schemas), reverse=True)
+        largest_tools = ", ".join(f"{name} {size:,}" for size, name in sizes[:3])
+        prompt_chars = len(build_system_prompt(Workspace(ws)))
+        rows += [
+            ("tools array, compact JSON", f"{tools_chars:,} chars", f"< {TOOLS_GOAL_CHARS:,} "
+             f"{_verdict(tools_chars < TOOLS_GOAL_CHARS)} ({len(schemas)} tools; largest: {largest_tools})"),
+            ("system prompt", f"{prompt_chars:,} chars", ""),
+        ]
+
+        session = [
+            call("read_file", file_path="calc.py"),
+            call("str_replace", file_path="calc.py", old_str="return a - b", new_str="return a + b"),
+            call("run_command", command=f"{sys.executable} -m pytest -q -p no:cacheprovider test_calc.py"),
+            call("finish", message="Fixed add()."),
+        ]
+        with ScriptedServer({"steps": session}) as server:
+            done = headless(server.base_url, ws, env)
+            bodies = server.chat_requests
+        rows.append(
+            ("scripted session: all requests", f"{request_chars(bodies):,} chars",
+             f"{len(bodies)} requests, exit {done.returncode}")
+        )
+
+        (ws / "big.txt").write_text(("x" * 99 + "\n") * 9000)
+        flood = [
+            call("read_file", file_path="big.txt"),
+            call("run_command", command="yes 0123456789abcdef | head -c 15000000"),
+            call("finish", message="Flooded."),
+        ]
+        with ScriptedServer({"steps": flood}) as server:
+            headless(server.base_url, ws, env)
+            results = [m["content"] for m in server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+        limit = Settings().max_output_bytes
+        largest = max(len(r.encode("utf-8")) for r in results)
+        rows.append(
+            ("largest tool result (900 KB read, 15 MB output)", f"{largest:,} bytes",
+             f"<= {limit:,} {_verdict(largest <= limit)}")
+        )
+
+    width = max(len(r[0]) for r in rows)
+    print(f"| {'measure':<{width}} | {'value':>14} | goal / note |")
+    print(f"| {'-' * width} | {'-' * 14} | ----------- |")
+    for name, value, note in rows:
+        print(f"| {name:<{width}} | {value:>14} | {note} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

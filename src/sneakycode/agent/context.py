@@ -1,0 +1,268 @@
+"""The message list against the model's context window: token estimates, repair and compaction.
+
+Near the window, old tool outputs go first: each is replaced by a note that says what it was and how to
+get it back. Eliding a read_file result also clears that file from the read ledger (unless a later read of
+it is still in view), so the model must read the file again before it edits it, instead of editing from
+memory. If that is not enough, the older turns are summarised by the model into one message.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sneakycode.agent.protocol import ChatModel
+from sneakycode.errors import SneakyError, ToolError
+from sneakycode.workspace import Workspace
+
+CHARS_PER_TOKEN = 3
+MESSAGE_OVERHEAD_TOKENS = 4
+ELIDE_MIN_CHARS = 300
+ELIDED_MARK = "[elided to fit the context window:"
+SUMMARY_MARK = "[Summary of the earlier conversation"
+SUMMARY_INPUT_CHARS = 60_000
+
+SUMMARY_PROMPT = (
+    "Summarise this coding-agent conversation for the agent itself, which will continue the work from your "
+    "summary alone. Keep: the user's requests verbatim, decisions made, files read or changed (paths), "
+    "commands run and their outcome, errors still open, and what remains to do. Be concise; no preamble."
+)
+
+
+def estimate_tokens(message: dict[str, Any]) -> int:
+    """A deliberately high estimate (3 characters per token) of what one message costs."""
+    chars = len(str(message.get("content") or ""))
+    for call in message.get("tool_calls") or []:
+        function = call.get("function", {})
+        chars += len(function.get("name", "")) + len(function.get("arguments", "")) + 20
+    return chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
+
+
+def estimate_total(messages: list[dict[str, Any]]) -> int:
+    return sum(estimate_tokens(m) for m in messages)
+
+
+def repair_history(messages: list[dict[str, Any]]) -> int:
+    """Give every tool call without a result a `cancelled` result (a run that died mid-turn leaves such
+    calls, and servers reject the history then). Returns how many results were added."""
+    added = 0
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        index += 1
+        if message.get("role") != "assistant" or not message.get("tool_calls"):
+            continue
+        answered = set()
+        while index < len(messages) and messages[index].get("role") == "tool":
+            answered.add(messages[index].get("tool_call_id"))
+            index += 1
+        for call in message["tool_calls"]:
+            if call["id"] not in answered:
+                messages.insert(index, _interrupted_result(call["id"]))
+                index += 1
+                added += 1
+    return added
+
+
+def _interrupted_result(call_id: str) -> dict[str, Any]:
+    return {
+        "role": "tool",
+        "tool_call_id": call_id,
+        "content": "Error [cancelled]: the session ended before this call ran; it had no effect.\n"
+        "Hint: Check the current state (read the file, list the folder) before you continue.",
+    }
+
+
+@dataclass
+class CompactionReport:
+    tokens_before: int
+    tokens_after: int
+    elided: list[str] = field(default_factory=list)
+    summarised_messages: int = 0
+    forgotten_files: list[str] = field(default_factory=list)
+    summary_error: str | None = None
+
+    def describe(self) -> str:
+        parts = [f"context compacted from ~{self.tokens_before} to ~{self.tokens_after} tokens"]
+        if self.elided:
+            parts.append(f"{len(self.elided)} old tool outputs elided")
+        if self.summarised_messages:
+            parts.append(f"{self.summarised_messages} older messages summarised")
+        if self.summary_error:
+            parts.append(f"summary failed ({self.summary_error}); older messages dropped")
+        if self.forgotten_files:
+            parts.append("must re-read before editing: " + ", ".join(self.forgotten_files))
+        return "; ".join(parts)
+
+
+@dataclass
+class ContextManager:
+    """Keeps the history under `high` x window, compacting down to `target` x window."""
+
+    window: int
+    workspace: Workspace
+    high: float = 0.75
+    target: float = 0.5
+
+    def compact(
+        self,
+        messages: list[dict[str, Any]],
+        fixed_tokens: int,
+        model: ChatModel,
+        cancel: threading.Event | None = None,
+    ) -> CompactionReport | None:
+        """Compact `messages` in place when they (plus `fixed_tokens`, the tool schemas) near the window.
+
+        Everything from the last assistant message on (results the model has not seen yet) is kept whole.
+        """
+        before = estimate_total(messages) + fixed_tokens
+        if before <= self.high * self.window:
+            return None
+        report = CompactionReport(before, before)
+        keep_from = _last_assistant_index(messages)
+        calls = _calls_by_id(messages)
+        goal = int(self.target * self.window)
+        elided_reads: list[str] = []
+        total = before
+        for message in messages[1:keep_from]:
+            if total <= goal:
+                break
+            content = str(message.get("content") or "")
+            if message.get("role") != "tool" or len(content) < ELIDE_MIN_CHARS or content.startswith(ELIDED_MARK):
+                continue
+            name, arguments = calls.get(message.get("tool_call_id", ""), ("a tool", {}))
+            old_cost = estimate_tokens(message)
+            message["content"] = _elision_note(name, arguments, len(content))
+            total += estimate_tokens(message) - old_cost
+            report.elided.append(f"{name}({_brief(arguments)})")
+            if name == "read_file" and "file_path" in arguments:
+                elided_reads.append(str(arguments["file_path"]))
+        if total > goal and keep_from > 1:
+            self._summarise(messages, keep_from, model, cancel, report, elided_reads, calls)
+        report.forgotten_files = self._forget_unseen_reads(messages, elided_reads, _calls_by_id(messages))
+        report.tokens_after = estimate_total(messages) + fixed_tokens
+        return report
+
+    def _summarise(
+        self,
+        messages: list[dict[str, Any]],
+        keep_from: int,
+        model: ChatModel,
+        cancel: threading.Event | None,
+        report: CompactionReport,
+        elided_reads: list[str],
+        calls: dict[str, tuple[str, dict[str, Any]]],
+    ) -> None:
+        old = messages[1:keep_from]
+        for message in old:
+            if message.get("role") == "tool":
+                name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
+                if name == "read_file" and "file_path" in arguments:
+                    elided_reads.append(str(arguments["file_path"]))
+        requests = [str(m.get("content") or "") for m in old if m.get("role") == "user"]
+        try:
+            reply = model.complete(
+                [
+                    {"role": "system", "content": SUMMARY_PROMPT},
+                    {"role": "user", "content": _render_for_summary(old, self._summary_input_limit())},
+                ],
+                [],
+                cancel=cancel,
+            )
+            summary = reply.content.strip() or "(the summary came back empty)"
+        except SneakyError as exc:
+            report.summary_error = str(exc)
+            summary = "(no summary could be made; the earlier messages were dropped)"
+        first_request = requests[0] if requests else ""
+        text = f"{SUMMARY_MARK}, made to fit the context window; files read before must be read again]\n"
+        if first_request:
+            text += f"The original request: {first_request[:4000]}\n\n"
+        messages[1:keep_from] = [{"role": "user", "content": text + summary}]
+        report.summarised_messages = len(old)
+
+    def _forget_unseen_reads(
+        self, messages: list[dict[str, Any]], paths: list[str], calls: dict[str, tuple[str, dict[str, Any]]]
+    ) -> list[str]:
+        """Clear ledger entries of elided reads, unless another read of the same file is still in view."""
+        still_seen = set()
+        for message in messages:
+            if message.get("role") != "tool" or str(message.get("content") or "").startswith(ELIDED_MARK):
+                continue
+            name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
+            if name == "read_file" and "file_path" in arguments:
+                real = self._real(str(arguments["file_path"]))
+                if real is not None:
+                    still_seen.add(real)
+        forgotten = []
+        for path in dict.fromkeys(paths):
+            real = self._real(path)
+            if real is None or real in still_seen or not self.workspace.ledger.has_read(real):
+                continue
+            self.workspace.ledger.forget(real)
+            forgotten.append(self.workspace.display(real))
+        return forgotten
+
+    def _summary_input_limit(self) -> int:
+        return min(SUMMARY_INPUT_CHARS, self.window * CHARS_PER_TOKEN // 2)
+
+    def _real(self, user_path: str) -> Path | None:
+        try:
+            return self.workspace.resolve(user_path)
+        except ToolError:
+            return None
+
+
+def _last_assistant_index(messages: list[dict[str, Any]]) -> int:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "assistant":
+            return index
+    return len(messages)
+
+
+def _calls_by_id(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                arguments = {}
+            found[call.get("id", "")] = (function.get("name", "?"), arguments if isinstance(arguments, dict) else {})
+    return found
+
+
+def _brief(arguments: dict[str, Any]) -> str:
+    parts = []
+    for key, value in arguments.items():
+        text = json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}={text if len(text) <= 60 else text[:57] + '...'}")
+    return ", ".join(parts)
+
+
+def _elision_note(name: str, arguments: dict[str, Any], size: int) -> str:
+    again = (
+        "Call read_file again if you need it; this file must be read again before you edit it."
+        if name == "read_file"
+        else "Repeat the call if you need its output again."
+    )
+    return f"{ELIDED_MARK} the result of {name}({_brief(arguments)}), {size} characters. {again}]"
+
+
+def _render_for_summary(messages: list[dict[str, Any]], limit: int) -> str:
+    lines = []
+    for message in messages:
+        role = message.get("role", "?")
+        content = str(message.get("content") or "")
+        if len(content) > 2000:
+            content = content[:2000] + f" ... [{len(content) - 2000} more characters]"
+        if content:
+            lines.append(f"{role}: {content}")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            lines.append(f"{role} called {function.get('name')}({str(function.get('arguments'))[:500]})")
+    text = "\n".join(lines)
+    return text if len(text) <= limit else "...\n" + text[-limit:]

@@ -1,0 +1,299 @@
+"""The agent loop: model turn -> tool calls -> permission -> tool -> result -> next turn.
+
+The loop knows tools only through `tools.registry`, asks only through an `Approver` and reports only
+through an `EventSink`. Every tool call in a reply gets exactly one tool message, whatever happens to it
+(denied, rejected, cancelled, never reached), so the history is always a valid request.
+
+Events (dicts with a `type`): `turn`, `text_delta`, `reasoning`, `assistant`, `usage`, `tool_call`,
+`permission`, `tool_result`, `tasks`, `notice`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sneakycode.agent.context import ContextManager, estimate_total, repair_history
+from sneakycode.agent.gate import Gate
+from sneakycode.agent.prompts import build_system_prompt
+from sneakycode.agent.protocol import Approver, AssistantTurn, ChatModel, EventSink, ToolCall
+from sneakycode.agent.session import Transcript
+from sneakycode.errors import ErrorCode, ModelError, SneakyError
+from sneakycode.tools.base import ToolContext, ToolResult
+from sneakycode.tools.registry import execute, get_tool, openai_schemas
+
+RunStatus = Literal["finished", "answered", "turn_limit", "cancelled", "error"]
+DEFAULT_CONTEXT_WINDOW = 32_768
+REPEAT_LIMIT = 3
+MAX_PARALLEL_READS = 4
+RESUMED_NOTE = (
+    "\n\nThis session was resumed: files read earlier count as unread, so read a file again before you edit it."
+)
+
+
+@dataclass
+class RunResult:
+    """How one run (one user request) ended; `message` is what the user is told."""
+
+    status: RunStatus
+    message: str
+    turns: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    usage_estimated: bool = False
+
+
+@dataclass
+class _Outcome:
+    result: ToolResult
+    finished: bool = False
+
+
+class Agent:
+    """Runs requests against one ChatModel in one tool session; `history` is the message list so far."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        ctx: ToolContext,
+        sink: EventSink,
+        *,
+        approver: Approver | None,
+        mode: str | None = None,
+        max_turns: int | None = None,
+        context_window: int | None = None,
+        transcript: Transcript | None = None,
+        history: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.model = model
+        self.ctx = ctx
+        self.sink = sink
+        self.gate = Gate(ctx, approver, mode)
+        self.max_turns = max_turns or ctx.settings.max_turns
+        window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
+        self.context = ContextManager(window, ctx.workspace)
+        self.transcript = transcript
+        self.tools = openai_schemas()
+        self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
+        system = {"role": "system", "content": build_system_prompt(ctx.workspace) + (RESUMED_NOTE if history else "")}
+        self.history: list[dict[str, Any]] = [system, *(m for m in history or [] if m.get("role") != "system")]
+        if repair_history(self.history) and transcript is not None:
+            transcript.write("history", messages=self.history, reason="answered calls left without a result")
+        self._failure: tuple[str, int] = ("", 0)
+        self._totals = RunResult("answered", "")
+
+    @property
+    def cancel(self) -> threading.Event:
+        """Set it (from any thread or a signal handler) to stop the model stream or the running command."""
+        return self.ctx.cancel
+
+    def run_turn(self, request: str) -> RunResult:
+        """Work on one user request until the model finishes, answers, hits max_turns, fails or is cancelled."""
+        self.cancel.clear()
+        self._totals = RunResult("answered", "")
+        if len(self.history) == 1 and self.transcript is not None:
+            self.transcript.message(self.history[0])
+        self._append({"role": "user", "content": request})
+        while self._totals.turns < self.max_turns:
+            if self.cancel.is_set():
+                return self._end("cancelled", "Cancelled before the next model turn.")
+            self._totals.turns += 1
+            self.sink.emit({"type": "turn", "turn": self._totals.turns})
+            self._compact()
+            try:
+                reply = self._complete()
+            except SneakyError as exc:
+                return self._end("error", f"The model request failed: {exc}")
+            if self.cancel.is_set():
+                self._account(reply)
+                if reply.content:
+                    self._append({"role": "assistant", "content": reply.content})
+                return self._end("cancelled", "Cancelled while the model was answering.")
+            self._record_reply(reply)
+            self._account(reply)
+            if not reply.tool_calls:
+                if not reply.content.strip():
+                    return self._end("error", "The model sent an empty reply (no text and no tool calls).")
+                return self._end("answered", reply.content)
+            final = self._run_calls(reply.tool_calls)
+            if final is not None:
+                return self._end("finished", final)
+            if self.cancel.is_set():
+                return self._end("cancelled", "Cancelled while tools were running.")
+        return self._end(
+            "turn_limit",
+            f"Stopped after {self.max_turns} model turns (the max_turns limit) before the task was finished.",
+        )
+
+    # ---- model side ------------------------------------------------------------------------------
+
+    def _complete(self) -> AssistantTurn:
+        """One model request; when the server says the history is too long (our estimate was low), shrink
+        the assumed window below what was sent, compact, and try once more."""
+        try:
+            return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel)
+        except ModelError as exc:
+            if exc.kind != "context_length":
+                raise
+            sent = estimate_total(self.history) + self.tools_tokens
+            self.context.window = max(1024, int(sent * 0.9))
+            self.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
+            self._compact()
+            return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel)
+
+    def _on_text(self, text: str) -> None:
+        self.sink.emit({"type": "text_delta", "text": text})
+
+    def _compact(self) -> None:
+        report = self.context.compact(self.history, self.tools_tokens, self.model, self.cancel)
+        if report is None:
+            return
+        if self.transcript is not None:
+            self.transcript.write("history", messages=self.history, reason=report.describe())
+        self.sink.emit({"type": "notice", "message": report.describe()})
+
+    def _account(self, reply: AssistantTurn) -> None:
+        usage = reply.usage
+        self._totals.prompt_tokens += usage.prompt_tokens
+        self._totals.completion_tokens += usage.completion_tokens
+        self._totals.usage_estimated |= usage.estimated
+        fields = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                  "estimated": usage.estimated, "history_tokens_estimate": estimate_total(self.history)}
+        self.sink.emit({"type": "usage", **fields})
+        if self.transcript is not None:
+            self.transcript.write("usage", **fields)
+
+    def _record_reply(self, reply: AssistantTurn) -> None:
+        if reply.reasoning:
+            self.sink.emit({"type": "reasoning", "text": reply.reasoning})
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                for c in reply.tool_calls
+            ]
+        self._append(message)
+        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
+        self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
+
+    # ---- tool side -------------------------------------------------------------------------------
+
+    def _run_calls(self, calls: list[ToolCall]) -> str | None:
+        """Run a reply's calls in order (adjacent allowed read-only calls together); the finish message or None."""
+        final: str | None = None
+        index = 0
+        while index < len(calls):
+            batch = [calls[index]]
+            if final is None and self._parallel_safe(calls[index]):
+                while index + len(batch) < len(calls) and self._parallel_safe(calls[index + len(batch)]):
+                    batch.append(calls[index + len(batch)])
+            index += len(batch)
+            for call in batch:
+                self.sink.emit({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments})
+            outcomes = self._run_batch(batch, skip_reason=self._skip_reason(final))
+            for call, outcome in zip(batch, outcomes, strict=True):
+                self._record_result(call, outcome.result)
+                if outcome.finished and final is None:
+                    final = outcome.result.content
+        return final
+
+    def _skip_reason(self, final: str | None) -> str | None:
+        if final is not None:
+            return "not run: finish was called earlier in the same reply, which ended the run"
+        if self.cancel.is_set():
+            return "not run: the turn was cancelled"
+        return None
+
+    def _parallel_safe(self, call: ToolCall) -> bool:
+        found = get_tool(call.name)
+        return found is not None and found.read_only and call.name != "finish" and self.gate.is_allowed(call)
+
+    def _run_batch(self, batch: list[ToolCall], skip_reason: str | None) -> list[_Outcome]:
+        if skip_reason is not None:
+            return [_Outcome(ToolResult.fail(ErrorCode.CANCELLED, skip_reason)) for _ in batch]
+        if len(batch) == 1:
+            return [self._run_one(batch[0])]
+        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_READS, len(batch))) as pool:
+            return list(pool.map(self._run_one, batch))
+
+    def _run_one(self, call: ToolCall) -> _Outcome:
+        if self.cancel.is_set():
+            return _Outcome(ToolResult.fail(ErrorCode.CANCELLED, "not run: the turn was cancelled"))
+        verdict = self.gate.check(call)
+        if verdict.event is not None:
+            self.sink.emit({"type": "permission", "id": call.id, "name": call.name, **verdict.event})
+        if verdict.refusal is not None:
+            return _Outcome(verdict.refusal)
+        result = _execute_safely(call, self.ctx)
+        return _Outcome(result, finished=call.name == "finish" and result.success and bool(result.data.get("finished")))
+
+    def _record_result(self, call: ToolCall, result: ToolResult) -> None:
+        text = result.render()
+        note = self._repeat_note(call, result)
+        if note:
+            text = f"{text}\n\n{note}"
+            self.sink.emit({"type": "notice", "message": note})
+        self._append({"role": "tool", "tool_call_id": call.id, "content": text})
+        self._totals.tool_calls += 1
+        self.sink.emit(
+            {"type": "tool_result", "id": call.id, "name": call.name, "success": result.success,
+             "code": result.code.value if result.code else None, "content": text}
+        )
+        if call.name == "update_tasks" and result.success:
+            if self.transcript is not None:
+                self.transcript.write("tasks", tasks=self.ctx.tasks)
+            self.sink.emit({"type": "tasks", "tasks": self.ctx.tasks})
+
+    def _repeat_note(self, call: ToolCall, result: ToolResult) -> str:
+        """The same failing call REPEAT_LIMIT times in a row earns a note telling the model to change tack."""
+        if result.success or result.code is ErrorCode.CANCELLED:
+            self._failure = ("", 0)
+            return ""
+        signature = f"{call.name}:{_canonical(call.arguments)}"
+        count = self._failure[1] + 1 if self._failure[0] == signature else 1
+        self._failure = (signature, count)
+        if count < REPEAT_LIMIT:
+            return ""
+        return (
+            f"Note: this exact {call.name} call has now failed {count} times in a row. Repeating it will not "
+            "work; change approach: follow the hint above, check the current state (read the file or list "
+            "the folder again), or try a different tool or arguments."
+        )
+
+    # ---- bookkeeping -----------------------------------------------------------------------------
+
+    def _append(self, message: dict[str, Any]) -> None:
+        self.history.append(message)
+        if self.transcript is not None:
+            self.transcript.message(message)
+
+    def _end(self, status: RunStatus, message: str) -> RunResult:
+        self._totals.status = status
+        self._totals.message = message
+        if self.transcript is not None:
+            self.transcript.write("outcome", status=status, message=message, turns=self._totals.turns)
+        return self._totals
+
+
+def _execute_safely(call: ToolCall, ctx: ToolContext) -> ToolResult:
+    """registry.execute, with a bug in a tool turned into a result so the run and the history survive."""
+    try:
+        return execute(call.name, call.arguments, ctx)
+    except Exception as exc:
+        return ToolResult.fail(
+            ErrorCode.INTERNAL_ERROR, f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+        )
+
+
+def _canonical(arguments: str) -> str:
+    try:
+        return json.dumps(json.loads(arguments), sort_keys=True)
+    except ValueError:
+        return arguments
+
+
+__all__ = ["Agent", "RunResult", "RunStatus"]

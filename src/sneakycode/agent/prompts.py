@@ -1,0 +1,47 @@
+"""The system prompt: the tool conventions in a few lines, plus the project's own instructions.
+
+`AGENTS.md` and `.sneakycode/context.md` at the workspace root are appended, read through the workspace
+guard (so a link that leaves the workspace is not followed), and capped: the prompt is sent on every
+request, and a cut file says so and how to read the rest.
+"""
+
+from __future__ import annotations
+
+from sneakycode.errors import ToolError
+from sneakycode.workspace import Workspace
+
+PROJECT_FILES = ("AGENTS.md", ".sneakycode/context.md")
+MAX_PROJECT_CHARS = 16_000
+
+BASE_PROMPT = """\
+You are SneakyCode, a coding agent working in the user's repository through tools.
+- Paths are relative to the workspace root. Read a file before you edit or overwrite it; if it changed \
+since, read it again.
+- Prefer str_replace for edits: old_str must match the file exactly (without the line numbers read_file \
+shows) and be unique.
+- Run tests and commands with run_command; check results instead of assuming them.
+- A failed tool returns `Error [code]: ...` with a hint; follow the hint, do not repeat the same call.
+- For work with several steps keep a task list with update_tasks.
+- When the task is done, or cannot be done, call finish with a short summary for the user."""
+
+
+def build_system_prompt(workspace: Workspace, max_project_chars: int = MAX_PROJECT_CHARS) -> str:
+    """The base prompt, then each project instruction file that exists, within max_project_chars in total."""
+    parts = [BASE_PROMPT]
+    budget = max_project_chars
+    for name in PROJECT_FILES:
+        try:
+            text = workspace.read_text(name).text.strip()
+        except ToolError:
+            continue
+        if not text:
+            continue
+        if len(text) > budget:
+            note = (
+                f"\n[{name} cut here: {budget} of {len(text)} characters shown; "
+                f"read_file {name} for the rest]"
+            )
+            text = text[:budget] + note
+        parts.append(f"# Project instructions from {name}\n{text}")
+        budget = max(0, budget - len(text))
+    return "\n\n".join(parts)

@@ -1,0 +1,329 @@
+"""The agent loop, in process, against a tiny scripted ChatModel and real tools on a real workspace."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sneakycode.agent.loop import Agent, RunResult
+from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+from sneakycode.errors import ModelError, SneakyError
+from sneakycode.tools.base import ToolContext
+
+Reply = AssistantTurn | Exception | Callable[[threading.Event | None], AssistantTurn]
+
+
+class ScriptedModel:
+    """Plays replies in order and keeps a copy of every request's messages."""
+
+    def __init__(self, replies: list[Reply]) -> None:
+        self.replies = list(replies)
+        self.requests: list[list[dict[str, Any]]] = []
+        self.tools: list[list[dict[str, Any]]] = []
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> AssistantTurn:
+        self.requests.append(copy.deepcopy(messages))
+        self.tools.append(tools)
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        if callable(reply):
+            return reply(cancel)
+        if on_text and reply.content:
+            on_text(reply.content)
+        return reply
+
+
+class Events:
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.items.append(event)
+
+    def of(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.items if e["type"] == kind]
+
+
+class Approver:
+    def __init__(self, answer: bool, on_ask: Callable[[], None] | None = None) -> None:
+        self.answer = answer
+        self.asked: list[tuple[str, dict[str, Any]]] = []
+        self.on_ask = on_ask
+
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
+        self.asked.append((tool_name, arguments))
+        if self.on_ask:
+            self.on_ask()
+        return self.answer
+
+
+_ids = iter(range(1_000_000))
+
+
+def tc(name: str, raw: str | None = None, **args: Any) -> ToolCall:
+    return ToolCall(id=f"call_{next(_ids)}", name=name, arguments=raw if raw is not None else json.dumps(args))
+
+
+def reply(*calls: ToolCall, text: str = "", reasoning: str = "") -> AssistantTurn:
+    return AssistantTurn(content=text, tool_calls=list(calls), reasoning=reasoning, usage=Usage(10, 5))
+
+
+def finish(message: str = "Done.") -> AssistantTurn:
+    return reply(tc("finish", message=message))
+
+
+def make_agent(ctx: ToolContext, replies: list[Reply], approver: Any = None, **kwargs: Any) -> tuple[
+    Agent, ScriptedModel, Events
+]:
+    model = ScriptedModel(replies)
+    events = Events()
+    return Agent(model, ctx, events, approver=approver, **kwargs), model, events
+
+
+def tool_messages(history: list[dict[str, Any]]) -> dict[str, str]:
+    return {m["tool_call_id"]: m["content"] for m in history if m["role"] == "tool"}
+
+
+def first_result(history: list[dict[str, Any]]) -> str:
+    return next(m["content"] for m in history if m["role"] == "tool")
+
+
+def assert_history_valid(history: list[dict[str, Any]]) -> None:
+    """Every tool call is answered by exactly one tool message right after its assistant message."""
+    for index, message in enumerate(history):
+        calls = message.get("tool_calls") or []
+        following = []
+        for later in history[index + 1 :]:
+            if later["role"] != "tool":
+                break
+            following.append(later["tool_call_id"])
+        assert sorted(following) == sorted(c["id"] for c in calls) or not calls
+
+
+def test_finish_ends_the_run_with_its_message(ctx: ToolContext, ws: Path) -> None:
+    (ws / "a.txt").write_text("hello\n")
+    agent, model, events = make_agent(ctx, [reply(tc("read_file", file_path="a.txt")), finish("Read it.")])
+    result = agent.run_turn("read a.txt")
+    assert (result.status, result.message, result.turns, result.tool_calls) == ("finished", "Read it.", 2, 2)
+    second_request = model.requests[1]
+    assert "hello" in second_request[-1]["content"]
+    assert second_request[0]["role"] == "system" and second_request[1] == {"role": "user", "content": "read a.txt"}
+    assert [e["name"] for e in events.of("tool_result")] == ["read_file", "finish"]
+    assert model.tools[0] and {t["function"]["name"] for t in model.tools[0]} >= {"read_file", "finish"}
+
+
+def test_a_reply_without_tool_calls_is_the_answer(ctx: ToolContext) -> None:
+    agent, _, events = make_agent(ctx, [reply(text="The answer is 42.")])
+    result = agent.run_turn("what is it?")
+    assert (result.status, result.message) == ("answered", "The answer is 42.")
+    assert events.of("text_delta")[0]["text"] == "The answer is 42."
+
+
+def test_every_call_gets_one_tool_message_whatever_happens_to_it(ctx: ToolContext, ws: Path) -> None:
+    calls = [
+        tc("write_file", file_path="new.txt", content="x"),
+        tc("read_file", file_path="missing.txt"),
+        tc("raed_file", file_path="a.txt"),
+        tc("read_file", raw='{"file_path": "a.txt"'),
+        tc("list_dir", directory_path=".", colour="blue"),
+    ]
+    approver = Approver(answer=False)
+    agent, model, _ = make_agent(ctx, [reply(*calls), finish()], approver=approver)
+    agent.run_turn("go")
+    results = tool_messages(model.requests[1])
+    assert list(results) == [c.id for c in calls]
+    texts = list(results.values())
+    assert texts[0].startswith("Error [rejected_by_user]")
+    assert texts[1].startswith("Error [not_found]")
+    assert texts[2].startswith("Error [unknown_tool]") and "read_file" in texts[2]
+    assert texts[3].startswith("Error [invalid_arguments]") and "not valid JSON" in texts[3]
+    assert texts[4].startswith("Error [invalid_arguments]") and "colour" in texts[4]
+    assert approver.asked == [("write_file", {"file_path": "new.txt", "content": "x"})]
+    assert not (ws / "new.txt").exists()
+    assert_history_valid(model.requests[1])
+
+
+def test_an_approved_call_runs(ctx: ToolContext, ws: Path) -> None:
+    approver = Approver(answer=True)
+    agent, _, events = make_agent(
+        ctx, [reply(tc("write_file", file_path="new.txt", content="made\n")), finish()], approver=approver
+    )
+    assert agent.run_turn("write").status == "finished"
+    assert (ws / "new.txt").read_text() == "made\n"
+    assert events.of("permission")[0]["outcome"] == "approved"
+
+
+def test_without_an_approver_ask_is_denied_with_how_to_allow_it(ctx: ToolContext, ws: Path) -> None:
+    agent, model, events = make_agent(ctx, [reply(tc("write_file", file_path="new.txt", content="x")), finish()])
+    agent.run_turn("write")
+    text = first_result(model.requests[1])
+    assert text.startswith("Error [permission_denied]")
+    assert "--yes" in text and 'allow = ["write_file(new.txt)"]' in text
+    assert events.of("permission")[0]["how_to_allow"] in text
+    assert not (ws / "new.txt").exists()
+
+
+def test_plan_mode_denies_writes_and_says_so(ctx: ToolContext, ws: Path) -> None:
+    agent, model, _ = make_agent(
+        ctx, [reply(tc("write_file", file_path="new.txt", content="x")), finish()], approver=Approver(True), mode="plan"
+    )
+    agent.run_turn("write")
+    text = first_result(model.requests[1])
+    assert text.startswith("Error [permission_denied]") and "plan" in text
+    assert not (ws / "new.txt").exists()
+
+
+def test_calls_after_finish_in_the_same_reply_are_not_run(ctx: ToolContext, ws: Path) -> None:
+    approver = Approver(answer=True)
+    later = tc("write_file", file_path="late.txt", content="x")
+    agent, _, _ = make_agent(ctx, [reply(tc("finish", message="All done."), later)], approver=approver)
+    result = agent.run_turn("go")
+    assert (result.status, result.message) == ("finished", "All done.")
+    assert not (ws / "late.txt").exists() and approver.asked == []
+    late = tool_messages(agent.history)[later.id]
+    assert late.startswith("Error [cancelled]") and "finish was called earlier" in late
+    assert_history_valid(agent.history)
+
+
+def test_turn_limit_stops_the_run(ctx: ToolContext) -> None:
+    agent, model, _ = make_agent(ctx, [reply(tc("list_dir")) for _ in range(5)], max_turns=3)
+    result = agent.run_turn("loop forever")
+    assert result.status == "turn_limit" and "3 model turns" in result.message
+    assert len(model.requests) == 3
+    assert_history_valid(agent.history)
+
+
+def test_the_same_failing_call_three_times_earns_a_note(ctx: ToolContext) -> None:
+    calls = [tc("read_file", file_path="missing.txt") for _ in range(3)]
+    agent, _, events = make_agent(ctx, [reply(c) for c in calls] + [finish()])
+    agent.run_turn("read it")
+    results = tool_messages(agent.history)
+    assert "change approach" not in results[calls[1].id]
+    assert "failed 3 times in a row" in results[calls[2].id] and "change approach" in results[calls[2].id]
+    assert any("failed 3 times" in e["message"] for e in events.of("notice"))
+
+
+def test_a_different_call_in_between_resets_the_repeat_guard(ctx: ToolContext) -> None:
+    calls = [tc("read_file", file_path="missing.txt"), tc("list_dir"), tc("read_file", file_path="missing.txt"),
+             tc("read_file", file_path="missing.txt")]
+    agent, _, _ = make_agent(ctx, [reply(c) for c in calls] + [finish()])
+    agent.run_turn("read it")
+    assert all("failed" not in text.split("\n\n")[-1] for text in tool_messages(agent.history).values())
+
+
+def test_reads_in_one_reply_come_back_in_order(ctx: ToolContext, ws: Path) -> None:
+    for name in "abcdef":
+        (ws / f"{name}.txt").write_text(f"content of {name}\n")
+    calls = [tc("read_file", file_path=f"{name}.txt") for name in "abcdef"]
+    agent, _, _ = make_agent(ctx, [reply(*calls), finish()])
+    agent.run_turn("read all")
+    results = list(tool_messages(agent.history).values())[:6]
+    assert [r.split("\t")[1].strip() for r in results] == [f"content of {name}" for name in "abcdef"]
+
+
+def test_cancel_during_the_model_reply_closes_the_turn_cleanly(ctx: ToolContext) -> None:
+    def cancelled_midway(cancel: threading.Event | None) -> AssistantTurn:
+        assert cancel is not None
+        cancel.set()
+        return AssistantTurn(content="I was about to", tool_calls=[tc("list_dir")])
+
+    agent, _, _ = make_agent(ctx, [cancelled_midway])
+    result = agent.run_turn("go")
+    assert result.status == "cancelled"
+    assert agent.history[-1] == {"role": "assistant", "content": "I was about to"}
+    assert_history_valid(agent.history)
+
+
+def test_cancel_while_tools_run_answers_the_remaining_calls(ctx: ToolContext, ws: Path) -> None:
+    agent_box: list[Agent] = []
+    approver = Approver(answer=False, on_ask=lambda: agent_box[0].cancel.set())
+    second = tc("read_file", file_path="a.txt")
+    agent, model, _ = make_agent(
+        ctx, [reply(tc("write_file", file_path="x.txt", content="x"), second), finish()], approver=approver
+    )
+    agent_box.append(agent)
+    result = agent.run_turn("go")
+    assert result.status == "cancelled" and len(model.requests) == 1
+    assert tool_messages(agent.history)[second.id].startswith("Error [cancelled]")
+    assert_history_valid(agent.history)
+    follow_up = agent.run_turn("carry on")
+    assert follow_up.status == "finished"
+
+
+def test_a_failed_model_request_ends_the_run_with_its_message(ctx: ToolContext) -> None:
+    agent, _, _ = make_agent(ctx, [SneakyError("HTTP 401: the API key is wrong")])
+    result = agent.run_turn("go")
+    assert result.status == "error" and "the API key is wrong" in result.message
+
+
+def test_an_empty_reply_is_an_error(ctx: ToolContext) -> None:
+    agent, _, _ = make_agent(ctx, [reply()])
+    assert agent.run_turn("go").status == "error"
+
+
+def test_reasoning_is_shown_but_never_sent_back(ctx: ToolContext) -> None:
+    agent, model, events = make_agent(ctx, [reply(tc("list_dir"), reasoning="secret plan"), finish()])
+    agent.run_turn("go")
+    assert events.of("reasoning")[0]["text"] == "secret plan"
+    assert "secret plan" not in json.dumps(model.requests[1])
+
+
+def test_a_tool_that_crashes_becomes_an_internal_error_result(
+    ctx: ToolContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: an exception escaping a tool must not end the run or leave a call without a result."""
+
+    def broken(name: str, raw: Any, ctx: ToolContext) -> Any:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr("sneakycode.agent.loop.execute", broken)
+    agent, model, _ = make_agent(ctx, [reply(tc("list_dir")), reply(text="Recovered.")])
+    result = agent.run_turn("go")
+    assert result.status == "answered"
+    text = first_result(model.requests[1])
+    assert text.startswith("Error [internal_error]") and "disk on fire" in text
+
+
+def test_usage_is_summed_over_the_run(ctx: ToolContext) -> None:
+    agent, _, events = make_agent(ctx, [reply(tc("list_dir")), finish()])
+    result: RunResult = agent.run_turn("go")
+    assert (result.prompt_tokens, result.completion_tokens) == (20, 10)
+    assert len(events.of("usage")) == 2
+
+
+def test_update_tasks_is_shown_to_the_user(ctx: ToolContext) -> None:
+    tasks = [{"id": "1", "content": "Write the test", "status": "in_progress"}]
+    agent, _, events = make_agent(ctx, [reply(tc("update_tasks", tasks=tasks)), finish()])
+    agent.run_turn("plan")
+    assert events.of("tasks")[0]["tasks"] == tasks
+    assert ctx.tasks == tasks
+
+
+def test_a_context_length_refusal_compacts_and_retries_once(ctx: ToolContext, ws: Path) -> None:
+    """The estimate can be low for a model's tokenizer; the server's refusal must not end the run."""
+    (ws / "big.txt").write_text(("word " * 15 + "\n") * 1500)
+    refusal = ModelError("the conversation no longer fits", kind="context_length")
+    agent, model, events = make_agent(
+        ctx,
+        [reply(tc("read_file", file_path="big.txt")), reply(tc("list_dir")), refusal, reply(text="Fine.")],
+        context_window=1_000_000,
+    )
+    result = agent.run_turn("read it")
+    assert (result.status, result.message) == ("answered", "Fine.")
+    retried = json.dumps(model.requests[-1])
+    assert "word word" not in retried and "elided to fit the context window" in retried
+    assert any("context is smaller than assumed" in e["message"] for e in events.of("notice"))
