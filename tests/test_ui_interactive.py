@@ -16,6 +16,13 @@ def call(name: str, **arguments: Any) -> dict[str, Any]:
     return {"tool_calls": [{"name": name, "arguments": arguments}]}
 
 
+PROMPT_READY = "\x1b[?2004h"  # prompt_toolkit turns bracketed paste on once it is reading input
+
+
+def wait_for_prompt(child: pexpect.spawn) -> None:
+    child.expect_exact(PROMPT_READY)
+
+
 def spawn(ws: Path, server: ScriptedServer, *flags: str) -> pexpect.spawn:
     env = {**os.environ, "SNEAKYCODE_RETRY_BACKOFF": "0.01", "TERM": "xterm", "NO_COLOR": "1"}
     return pexpect.spawn(
@@ -23,7 +30,7 @@ def spawn(ws: Path, server: ScriptedServer, *flags: str) -> pexpect.spawn:
         ["-m", "sneakycode.cli", "--workspace", str(ws), "--base-url", server.base_url, "--model", "m", *flags],
         env=env,
         encoding="utf-8",
-        timeout=30,
+        timeout=60,
         dimensions=(50, 160),
     )
 
@@ -42,15 +49,18 @@ def test_approved_edit_changes_the_file_and_undo_reverts_it(ws: Path) -> None:
     with ScriptedServer(EDIT_SCRIPT) as server:
         child = spawn(ws, server)
         child.expect("Type a task")
+        wait_for_prompt(child)
         child.sendline("set x to 2")
         child.expect("Allow str_replace")
         child.expect("for this session >")
         child.sendline("y")
         child.expect("Changed x to 2.")
         child.expect("tool call")
+        wait_for_prompt(child)
         assert (ws / "app.py").read_text() == "x = 2\n"
         child.sendline("/undo")
         child.expect("Undid 1 change")
+        wait_for_prompt(child)
         assert (ws / "app.py").read_text() == "x = 1\n"
         child.sendcontrol("d")
         child.expect("saved")
@@ -62,10 +72,12 @@ def test_declined_edit_leaves_the_file_and_tells_the_model(ws: Path) -> None:
     with ScriptedServer(EDIT_SCRIPT) as server:
         child = spawn(ws, server)
         child.expect("Type a task")
+        wait_for_prompt(child)
         child.sendline("set x to 2")
         child.expect("for this session >")
         child.sendline("n")
         child.expect("Changed x to 2.")
+        wait_for_prompt(child)
         child.sendline("/exit")
         child.expect(pexpect.EOF)
         tool_messages = [m for m in server.chat_requests[-1]["messages"] if m["role"] == "tool"]
@@ -78,10 +90,13 @@ def test_plan_mode_set_by_slash_command_refuses_edits_without_asking(ws: Path) -
     with ScriptedServer(EDIT_SCRIPT) as server:
         child = spawn(ws, server)
         child.expect("Type a task")
+        wait_for_prompt(child)
         child.sendline("/mode plan")
         child.expect("mode set to plan")
+        wait_for_prompt(child)
         child.sendline("set x to 2")
         child.expect("Changed x to 2.")
+        wait_for_prompt(child)
         child.sendline("/exit")
         child.expect(pexpect.EOF)
         output = child.before or ""

@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any, TextIO
 
-from sneakycode.config import LoadedSettings, load_settings
+from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
+from sneakycode.launch import cancel_on_sigint, settings_from_args
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_TURN_LIMIT, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_BY_STATUS = {
@@ -86,7 +83,7 @@ class HeadlessSink:
 def run_headless(args: argparse.Namespace) -> int:
     try:
         task = _read_task(args.prompt)
-        loaded = _load(args)
+        loaded = settings_from_args(args)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -98,24 +95,6 @@ def _read_task(prompt: str) -> str:
     if not task.strip():
         raise ConfigError("the task is empty: give it as -p 'TASK', or pipe it in with -p -")
     return task
-
-
-def _load(args: argparse.Namespace) -> LoadedSettings:
-    workspace = Path(args.workspace) if args.workspace else None
-    if workspace is not None and not workspace.is_dir():
-        raise ConfigError(f"--workspace {args.workspace!r} is not a directory")
-    flags = {
-        key: value
-        for key, value in {
-            "provider": args.provider,
-            "model": args.model,
-            "base_url": args.base_url,
-            "permissions.mode": args.mode,
-            "max_turns": args.max_turns,
-        }.items()
-        if value is not None
-    }
-    return load_settings(workspace, flags)
 
 
 def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
@@ -148,7 +127,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         history=session.saved.messages if session.saved else None,
     )
     try:
-        with _cancel_on_sigint(agent.cancel.set):
+        with cancel_on_sigint(agent.cancel.set):
             result = agent.run_turn(task)
     except SneakyError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
@@ -201,22 +180,3 @@ def _report(output_format: str, sink: HeadlessSink, summary: dict[str, Any]) -> 
     elif status == "cancelled":
         print(f"sneakycode: interrupted. {summary['result']} Resume with --resume {summary['session_id']}.",
               file=sys.stderr)
-
-
-@contextmanager
-def _cancel_on_sigint(cancel: Callable[[], None]) -> Iterator[None]:
-    """The first SIGINT cancels the run cleanly (the turn closes, the transcript stays valid); a second one
-    raises KeyboardInterrupt at once."""
-    pressed: list[bool] = []
-
-    def handler(signum: int, frame: object) -> None:
-        if pressed:
-            raise KeyboardInterrupt
-        pressed.append(True)
-        cancel()
-
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)

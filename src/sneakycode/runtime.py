@@ -22,4 +22,6 @@ def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: Se
         max_file_size_bytes=settings.max_file_size_bytes,
         journal=Journal(info.dir),
     )
-    return ToolContext(workspace=workspace, settings=settings, session_id=info.id, session_dir=info.dir)
+    return ToolContext(
+        workspace=workspace, settings=settings, session_id=info.id, session_dir=info.dir, loaded=loaded
+    )

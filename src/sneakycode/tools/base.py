@@ -17,7 +17,7 @@ from typing import Any, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
-from sneakycode.config import Settings
+from sneakycode.config import LoadedSettings, Settings
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.workspace import Workspace
 
@@ -95,6 +95,12 @@ class ToolContext:
     session_dir: Path
     cancel: threading.Event = field(default_factory=threading.Event)
     tasks: list[dict[str, str]] = field(default_factory=list)
+    loaded: LoadedSettings | None = None
+
+    @property
+    def rules_source(self) -> Settings | LoadedSettings:
+        """What permission decisions read: the loaded layers when known, so reasons can name a rule's file."""
+        return self.loaded if self.loaded is not None else self.settings
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)

@@ -24,14 +24,14 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sneakycode.agent.providers import resolve_model_config
     from sneakycode.agent.session import open_agent_session
     from sneakycode.config import state_dir
-    from sneakycode.headless import _cancel_on_sigint, _load
+    from sneakycode.launch import cancel_on_sigint, settings_from_args
     from sneakycode.ui.approver import TerminalApprover
     from sneakycode.ui.commands import SlashContext, run_slash
     from sneakycode.ui.render import TerminalSink
 
     console = Console(highlight=False)
     try:
-        loaded = _load(args)
+        loaded = settings_from_args(args)
         config = resolve_model_config(loaded, args.api_key)
         session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     except ConfigError as exc:
@@ -74,7 +74,7 @@ def run_interactive(args: argparse.Namespace) -> int:
                     break
                 continue
             try:
-                with _cancel_on_sigint(agent.cancel.set):
+                with cancel_on_sigint(agent.cancel.set):
                     result = agent.run_turn(line)
             except SneakyError as exc:
                 console.print(f"[red]{escape(str(exc))}[/]")
