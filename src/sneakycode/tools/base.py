@@ -136,7 +136,7 @@ def tool(
         args_model = hints[next(iter(inspect.signature(func).parameters))]
         return Tool(
             name=name,
-            description=inspect.cleandoc(func.__doc__ or ""),
+            description=" ".join(inspect.cleandoc(func.__doc__ or "").split()),
             args_model=args_model,
             func=func,
             tier=tier,
@@ -147,14 +147,18 @@ def tool(
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline $refs and drop titles: the schema is sent on every request, so every character counts."""
+    """The args schema as sent to the model, stripped of what costs characters on every request and tells the
+    model nothing: titles, inlined $refs, `additionalProperties` (we validate ourselves and name unknown
+    fields), and the `anyOf [T, null]` + `default: null` wrapping of optional fields (leaving them out of
+    `required` already says they are optional)."""
     defs = schema.get("$defs", {})
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
             if "$ref" in node:
                 return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
-            return {k: walk(v) for k, v in node.items() if k not in ("title", "$defs")}
+            node = _unwrap_optional(node)
+            return {k: walk(v) for k, v in node.items() if k not in ("title", "$defs", "additionalProperties")}
         if isinstance(node, list):
             return [walk(item) for item in node]
         return node
@@ -162,3 +166,12 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = walk(schema)
     result.pop("description", None)
     return result
+
+
+def _unwrap_optional(node: dict[str, Any]) -> dict[str, Any]:
+    variants = node.get("anyOf")
+    if not isinstance(variants, list) or len(variants) != 2 or {"type": "null"} not in variants:
+        return node
+    inner = next(v for v in variants if v != {"type": "null"})
+    merged = {k: v for k, v in node.items() if k not in ("anyOf", "default") or (k == "default" and v is not None)}
+    return {**inner, **merged}

@@ -8,11 +8,10 @@ from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 
 
 class FinishArgs(ToolArgs):
-    message: str = Field("Task complete.", description="Final message to the user: what was done.")
+    message: str = Field("Task complete.", description="summary for the user")
 
 
 @tool(name="finish", tier=Tier.AUTO, read_only=True)
 def finish(args: FinishArgs, ctx: ToolContext) -> ToolResult:
-    """Call when the task is complete (or cannot be completed), with a short summary for the user of what
-    was done and anything left open. This ends the run."""
+    """End the run when the task is done or cannot be done, saying what was done and what is left open."""
     return ToolResult.ok(args.message, finished=True)

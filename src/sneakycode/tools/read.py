@@ -37,9 +37,9 @@ def number_lines(lines: list[str], first: int) -> list[str]:
 
 
 class ReadFileArgs(ToolArgs):
-    file_path: str = Field(description="File path relative to the workspace root.")
-    start_line: int | None = Field(None, ge=1, description="First line to show (1-based).")
-    end_line: int | None = Field(None, ge=1, description="Last line to show (inclusive).")
+    file_path: str
+    start_line: int | None = Field(None, ge=1, description="1-based")
+    end_line: int | None = Field(None, ge=1, description="inclusive")
 
     @model_validator(mode="after")
     def _ordered(self) -> ReadFileArgs:
@@ -50,9 +50,8 @@ class ReadFileArgs(ToolArgs):
 
 @tool(name="read_file", tier=Tier.AUTO, read_only=True)
 def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
-    """Read a text file; lines come numbered like `cat -n` (number, tab, text). Shows up to 2000 lines from
-    start_line (default 1); give start_line/end_line to read a part of a long file. A file must be read
-    before it can be edited or overwritten."""
+    """Read a text file as numbered lines (`cat -n`: number, tab, text), up to 2000 lines from start_line.
+    Read a file before you edit or overwrite it."""
     ws = ctx.workspace
     tf = ws.read_text(args.file_path)
     ws.ledger.record(tf)
@@ -88,14 +87,14 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
 
 
 class ListDirArgs(ToolArgs):
-    directory_path: str = Field(".", description="Directory relative to the workspace root.")
-    recursive: bool = Field(False, description="List the whole tree below (honours .gitignore, skips .git).")
+    directory_path: str = "."
+    recursive: bool = False
 
 
 @tool(name="list_dir", tier=Tier.AUTO, read_only=True)
 def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
-    """List a directory: directories first (ending in /), then files, each sorted; paths are relative to the
-    workspace root. recursive=true lists the whole tree, skipping .git and what .gitignore ignores."""
+    """List a directory, folders first (ending in /). recursive=true lists the whole tree, skipping .git and
+    what .gitignore ignores."""
     ws = ctx.workspace
     folder = ws.resolve(args.directory_path, must_exist=True)
     if not folder.is_dir():

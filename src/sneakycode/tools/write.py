@@ -10,15 +10,14 @@ from sneakycode.tools.read import split_lines
 
 
 class WriteFileArgs(ToolArgs):
-    file_path: str = Field(description="File path relative to the workspace root.")
-    content: str = Field(description="The complete new content of the file.")
+    file_path: str
+    content: str = Field(description="the whole new file")
 
 
 @tool(name="write_file", tier=Tier.CONFIRM)
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
-    """Create a file, or replace a whole file, with `content` (parent folders are created). To overwrite an
-    existing file you must have read it in this session and it must not have changed since; for small
-    changes prefer str_replace. The file's encoding, BOM and line endings are kept."""
+    """Create a file, or overwrite one you have read (parent folders are created). For small changes use
+    str_replace. Encoding and line endings of an existing file are kept."""
     ws = ctx.workspace
     real = ws.resolve(args.file_path)
     shown = ws.display(real)
@@ -40,13 +39,12 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
 
 
 class MakeDirArgs(ToolArgs):
-    directory_path: str = Field(description="Directory path relative to the workspace root.")
+    directory_path: str
 
 
 @tool(name="make_dir", tier=Tier.CONFIRM)
 def make_dir(args: MakeDirArgs, ctx: ToolContext) -> ToolResult:
-    """Create a directory and any missing parent directories (like `mkdir -p`). An existing directory is
-    fine; an existing file at that path is an error."""
+    """Create a directory and its missing parents (`mkdir -p`)."""
     ws = ctx.workspace
     real = ws.resolve(args.directory_path)
     shown = ws.display(real)
@@ -59,13 +57,12 @@ def make_dir(args: MakeDirArgs, ctx: ToolContext) -> ToolResult:
 
 
 class DeleteFileArgs(ToolArgs):
-    file_path: str = Field(description="File path relative to the workspace root.")
+    file_path: str
 
 
 @tool(name="delete_file", tier=Tier.CONFIRM)
 def delete_file(args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
-    """Delete one file (a symbolic link is removed itself, not its target). Directories, the workspace root
-    and anything in .git/ are never deleted. The deletion can be undone with `sneakycode undo`."""
+    """Delete one file (not a directory, nothing in .git/). A link is removed, not its target."""
     ws = ctx.workspace
     removed, size = ws.delete_file(args.file_path)
     return ToolResult.ok(message=f"Deleted {ws.display(removed)} ({size} bytes).", deleted=ws.display(removed))
