@@ -310,3 +310,13 @@ def test_every_tool_declares_tier_and_a_compact_schema() -> None:
     for t in all_tools():
         schema = json.dumps(t.openai_schema())
         assert '"title"' not in schema and t.description
+
+
+def test_recursive_list_and_find_files_apply_the_same_ignore_rules(ctx: ToolContext, ws: Path) -> None:
+    """One set of ignore rules: a file the model can list is a file it can find, and the other way round."""
+    make_tree(ws)
+    (ws / "src" / ".ignore").write_text("util.py\n")
+    listed = {p for p in call(ctx, "list_dir", recursive=True).content.splitlines() if not p.endswith("/")}
+    found = call(ctx, "find_files", pattern="*", max_results=1000).content.splitlines()
+    assert listed == {line for line in found if line and not line.endswith(" files.")}
+    assert "src/util.py" not in listed

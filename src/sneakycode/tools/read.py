@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.ignore import IgnoreRules
+from sneakycode.tools.walk import Chain
 
 DEFAULT_WINDOW = 2000
 MAX_LINE_CHARS = 2000
@@ -94,13 +94,13 @@ class ListDirArgs(ToolArgs):
 @tool(name="list_dir", tier=Tier.AUTO, read_only=True)
 def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
     """List a directory, folders first (ending in /). recursive=true lists the whole tree, skipping .git and
-    what .gitignore ignores."""
+    what .gitignore/.ignore hide (the same rules as grep_files and find_files)."""
     ws = ctx.workspace
     folder = ws.resolve(args.directory_path, must_exist=True)
     if not folder.is_dir():
         raise ToolError(ErrorCode.NOT_A_DIRECTORY, f"{args.directory_path!r} is a file, not a directory")
     entries: list[str] = []
-    remaining = _walk(folder, ws.root, args.recursive, IgnoreRules.for_tree(ws.root, folder), entries)
+    remaining = _walk(folder, ws.root, args.recursive, Chain.above(str(folder)), entries)
     label = ws.display(folder)
     if not entries:
         return ToolResult.ok(message=f"{label}/ is empty.", entries=0)
@@ -113,7 +113,7 @@ def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult.ok("\n".join(entries), message, entries=len(entries) + remaining)
 
 
-def _walk(folder: Path, root: Path, recursive: bool, rules: IgnoreRules, out: list[str]) -> int:
+def _walk(folder: Path, root: Path, recursive: bool, rules: Chain, out: list[str]) -> int:
     """Append entries of `folder` to `out` (depth first); return how many were left out by the cap."""
     try:
         scanned = list(os.scandir(folder))
@@ -123,15 +123,15 @@ def _walk(folder: Path, root: Path, recursive: bool, rules: IgnoreRules, out: li
     files = sorted((e for e in scanned if not _is_dir(e)), key=lambda e: (e.name.casefold(), e.name))
     skipped = 0
     if recursive:
-        dirs = [e for e in dirs if e.name != ".git" and not rules.ignored(Path(e.path), is_dir=True)]
-        files = [e for e in files if not rules.ignored(Path(e.path), is_dir=False)]
+        dirs = [e for e in dirs if e.name != ".git" and not rules.ignored(e.path, is_dir=True)]
+        files = [e for e in files if not rules.ignored(e.path, is_dir=False)]
     for entry in dirs:
         if len(out) >= MAX_LIST_ENTRIES:
             skipped += 1
             continue
         out.append(Path(entry.path).relative_to(root).as_posix() + "/")
         if recursive and not entry.is_symlink():
-            skipped += _walk(Path(entry.path), root, recursive, rules.descend(Path(entry.path)), out)
+            skipped += _walk(Path(entry.path), root, recursive, rules.descend(entry.path), out)
     for entry in files:
         if len(out) >= MAX_LIST_ENTRIES:
             skipped += 1
