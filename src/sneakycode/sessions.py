@@ -28,7 +28,7 @@ def sessions_root(state_root: Path) -> Path:
 
 def new_session(state_root: Path, workspace: Path, kind: str = "agent") -> SessionInfo:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    session_id = f"{stamp}-{time.time_ns() % 1_000_000:06d}-{secrets.token_hex(2)}"
+    session_id = f"{stamp}-{(time.time_ns() // 1000) % 1_000_000:06d}-{secrets.token_hex(2)}"
     folder = sessions_root(state_root) / session_id
     folder.mkdir(parents=True, exist_ok=False)
     created = time.time()
