@@ -36,18 +36,17 @@ _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
 
 
 class StrReplaceArgs(ToolArgs):
-    file_path: str = Field(description="File path relative to the workspace root.")
-    old_str: str = Field(description="Text to replace, copied from the file (without read_file's line numbers).")
-    new_str: str = Field(description="Replacement text, inserted literally.")
-    replace_all: bool = Field(False, description="Replace every occurrence instead of requiring exactly one.")
+    file_path: str
+    old_str: str = Field(description="file text, without line numbers")
+    new_str: str = Field(description="inserted literally")
+    replace_all: bool = False
 
 
 @tool(name="str_replace", tier=Tier.CONFIRM)
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
-    """Replace old_str with new_str in a file read in this session. old_str must occur exactly once (add
-    surrounding lines to make it unique) unless replace_all is true. Without an exact match, differences in
-    line endings, trailing whitespace, indentation (new_str is re-indented to fit) and curly quotes or
-    dashes are tolerated and reported. Returns the edited lines, numbered."""
+    """Replace old_str with new_str in a file you have read. old_str must occur once (add context lines)
+    unless replace_all. Line endings, trailing spaces, indentation and curly quotes are matched leniently
+    (reported). Returns the edited lines."""
     ws = ctx.workspace
     _check_strings(args.old_str, args.new_str)
     real = _existing_file(ws, args.file_path)
@@ -142,16 +141,15 @@ def _multiple(text: str, candidates: list[Candidate], shown: str, how: str) -> T
 
 
 class PatchApplyArgs(ToolArgs):
-    file_path: str = Field(description="File path relative to the workspace root.")
-    patch: str = Field(description="Unified diff of this one file.")
+    file_path: str
+    patch: str
 
 
 @tool(name="patch_apply", tier=Tier.CONFIRM)
 def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
-    """Apply a unified diff to one file read in this session: an optional '--- a/path' / '+++ b/path'
-    header, then hunks like '@@ -12,4 +12,5 @@' of ' ' context, '-' removed and '+' added lines. Hunks are
-    found by their context even when line numbers or counts are off; all apply or none do. '--- /dev/null'
-    creates a new file. Returns the changed lines, numbered."""
+    """Apply a unified diff of one file you have read: `@@ -12,4 +12,5 @@` hunks of ' ', '-' and '+' lines.
+    Hunks are found by context even if line numbers are off; all apply or none. `--- /dev/null` creates a
+    file."""
     ws = ctx.workspace
     parsed = parse_patch(args.patch)
     real = ws.resolve(args.file_path)

@@ -110,11 +110,9 @@ class GrepFilesArgs(ToolArgs):
 
 @tool(name="grep_files", tier=Tier.AUTO, read_only=True)
 def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
-    """Search file contents for a regex (ripgrep syntax; fixed_strings for literal text) in `path`, a
-    folder or file. Prints `path:line:text` sorted by path, at most max_results matches; output_mode
-    files_with_matches or count gives an overview. Skips .git, binary and oversized files and what
-    .gitignore/.ignore hide (include_ignored lifts that); hidden files are searched. file_pattern: globs
-    on the path below `path`, space-separated: `*.py` (any depth), `src/**/*.ts`, `!*_test.go`."""
+    """Regex search (ripgrep syntax) of file contents in `path`, a folder or file; prints path:line:text.
+    file_pattern: space-separated globs on paths below `path` (`*.py`, `src/**/*.ts`, `!*_test.go`).
+    Skips .git, binary and .gitignored files unless include_ignored."""
     ws = ctx.workspace
     target = ws.resolve(args.path, must_exist=True)
     if "\n" in args.pattern or "\r" in args.pattern:
@@ -255,10 +253,8 @@ class FindFilesArgs(ToolArgs):
 
 @tool(name="find_files", tier=Tier.AUTO, read_only=True)
 def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
-    """Find files by glob on their path below the folder `path`: `*.py` matches at any depth,
-    `src/**/test_*.py` is anchored at `path`, `!glob` excludes; globs are space-separated. Lists paths
-    relative to the workspace root, sorted by path or (sort=mtime) newest first. Skips .git and what
-    .gitignore/.ignore hide (include_ignored lifts that); hidden files are listed."""
+    """Find files by space-separated globs on their path below folder `path`: `*.py` (any depth),
+    `src/**/test_*.py`, `!glob` excludes. Skips .git and .gitignored files unless include_ignored."""
     ws = ctx.workspace
     target = ws.resolve(args.path, must_exist=True)
     if not target.is_dir():

@@ -33,18 +33,16 @@ _told_no_sandbox: set[str] = set()
 
 
 class RunCommandArgs(ToolArgs):
-    command: str = Field(description="bash command line")
-    timeout: int | None = Field(None, description="Seconds; omit for the default.")
-    cwd: str | None = Field(None, description="Folder inside the workspace (default: its root).")
+    command: str
+    timeout: int | None = Field(None, description="seconds")
+    cwd: str | None = None
 
 
 @tool(name="run_command", tier=Tier.CONFIRM)
 def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
-    """Run a shell command with bash in the workspace (or `cwd`, a folder inside it). Returns stdout and
-    stderr interleaved and the exit code; a non-zero exit is an error showing all output. stdin is closed.
-    `timeout` is in seconds; on timeout the command and its children are killed. Background processes are
-    stopped when it ends: do not start servers or watchers. Long output shows head and tail and is saved
-    in full to a file."""
+    """Run a bash command in the workspace (or `cwd` inside it), stdin closed; returns the output and exit
+    code (non-zero is an error). timeout is in seconds; then, and at exit, its processes are killed: no servers or
+    watchers. Long output shows head and tail; the full copy is saved."""
     settings = ctx.settings.tools.shell
     timeout = args.timeout if args.timeout is not None else settings.default_timeout
     if not 1 <= timeout <= settings.max_timeout:
