@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _cli_env import prepare_cli_env
+
 RUNS = 7
 HELP_GOAL_S = 0.3
 TOOLS_GOAL_CHARS = 6000
@@ -61,6 +63,7 @@ def request_chars(bodies: list[dict[str, Any]]) -> int:
 
 
 def main() -> int:
+    prepare_cli_env()
     from sneakycode.agent.prompts import build_system_prompt
     from sneakycode.config import Settings
     from sneakycode.testing.server import ScriptedServer

@@ -23,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from _cli_env import prepare_cli_env
+
 RUNS = 7
 
 NAIVE_WALKER = r"""
@@ -229,6 +231,7 @@ def find_row(pattern: str, rg: str, tree: Path, env: dict[str, str]) -> str:
 
 
 def main() -> int:
+    prepare_cli_env()
     from sneakycode.tools.ripgrep import locate_rg
 
     rg = locate_rg()

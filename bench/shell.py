@@ -21,6 +21,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from _cli_env import prepare_cli_env
 from sneakycode.config import load_settings
 from sneakycode.process import shell_argv
 from sneakycode.runtime import open_tool_context
@@ -70,6 +71,7 @@ def ways_to_run(
 
 
 def main() -> int:
+    prepare_cli_env()
     with tempfile.TemporaryDirectory() as tmp:
         ws, state = (Path(tmp) / "ws").resolve(), Path(tmp) / "state"
         ws.mkdir()
