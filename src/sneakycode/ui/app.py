@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import threading
 
 from prompt_toolkit import PromptSession
@@ -35,7 +36,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         config = resolve_model_config(loaded, args.api_key)
         session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     except ConfigError as exc:
-        console.print(f"[red]sneakycode:[/] {escape(str(exc))}")
+        print(f"sneakycode: {exc}", file=sys.stderr)
         return EXIT_USAGE
     history_file = state_dir(loaded.settings) / "prompt-history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
