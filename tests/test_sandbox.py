@@ -4,6 +4,7 @@ with the probe's reason; the fail-closed and say-once tests run everywhere."""
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from pathlib import Path
@@ -116,3 +117,20 @@ def test_bwrap_mode_quotes_the_probes_error_when_bwrap_fails(ws: Path, tmp_path:
     assert result.code == "sandbox_unavailable"
     assert "No permissions to create a new namespace" in result.render()
     assert not (ws / "proof.txt").exists()
+
+
+def test_a_virtualenv_on_path_under_tmp_stays_usable(ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: a checkout under /tmp (as in CI) lost its own .venv inside the private /tmp."""
+    venv = tmp_path / "checkout" / ".venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    (venv / "lib").mkdir()
+    (venv / "lib" / "data.txt").write_text("from the venv\n")
+    tool = venv / "bin" / "venvtool"
+    tool.write_text(f"#!/bin/sh\ncat {venv / 'lib' / 'data.txt'}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{venv / 'bin'}:{os.environ['PATH']}")
+    result = call(sandboxed_ctx(ws), "run_command", command="venvtool")
+    assert result.success and result.content == "from the venv\n"
+    escaped = call(sandboxed_ctx(ws), "run_command", command=f"touch {venv / 'lib' / 'new'}")
+    assert escaped.code == "nonzero_exit" and not (venv / "lib" / "new").exists()

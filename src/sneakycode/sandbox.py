@@ -13,7 +13,9 @@ in a new session with no controlling terminal, and one group lets a timeout kill
 
 from __future__ import annotations
 
+import os
 import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -54,11 +56,29 @@ def bwrap_argv(
         "--bind", str(workspace), str(workspace),
         "--setenv", "TMPDIR", "/tmp",
     ]  # fmt: skip
-    for folder in readable:
+    for folder in [*readable, *tools_under_tmp()]:
         argv += ["--ro-bind", str(folder), str(folder)]
     if not network:
         argv.append("--unshare-net")
     return [*argv, "--chdir", str(cwd), "--", *command]
+
+
+def tools_under_tmp(search_path: str | None = None) -> list[Path]:
+    """Folders under /tmp that commands still need inside the sandbox's private /tmp: this interpreter's
+    environment and every PATH folder there (a virtualenv's root rather than only its bin/), read-only.
+    Without them a project or CI checkout under /tmp loses its own tools (`.venv/bin/python: not found`)."""
+    tmp = Path("/tmp")
+    candidates = [Path(sys.prefix)]
+    for entry in (search_path if search_path is not None else os.environ.get("PATH", "")).split(os.pathsep):
+        if entry:
+            folder = Path(entry)
+            candidates.append(folder.parent if (folder.parent / "pyvenv.cfg").exists() else folder)
+    found: list[Path] = []
+    for folder in candidates:
+        real = Path(os.path.realpath(folder))
+        if tmp in real.parents and real.is_dir() and real not in found:
+            found.append(real)
+    return found
 
 
 def probe(workspace: Path, *, network: bool) -> SandboxProbe:
