@@ -9,7 +9,6 @@ is one the data itself marks as a CONFLICT, POSSIBLE CONFLICT or POLICY case.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +16,9 @@ import pytest
 
 from sneakycode.tools.base import ToolContext
 from tests.conftest import call
+from tests.peer_data import load_peer_cases
 
-_RELATIVE = Path("shared") / "data" / "peer-cases" / "edit-cases.json"
-_REPO = Path(__file__).resolve().parents[1]
-_FOUND = [path for path in (_REPO.parent / _RELATIVE, Path("/work") / _RELATIVE) if path.is_file()]
-if not _FOUND:
-    pytest.skip(f"peer cases not found at {_REPO.parent / _RELATIVE} or /work/{_RELATIVE}", allow_module_level=True)
-CASES: list[dict[str, Any]] = json.loads(_FOUND[0].read_text(encoding="utf-8"))
+CASES = load_peer_cases("edit-cases.json")
 MARKED = ("CONFLICT", "POSSIBLE CONFLICT", "POLICY")
 
 UNIQUE = "we require one match; the peer silently takes the first of several"

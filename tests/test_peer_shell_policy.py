@@ -10,7 +10,6 @@ of the deliberate rules that make us so (deny rules see through wrappers, `find 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +18,12 @@ import pytest
 from sneakycode.config import Settings
 from sneakycode.permissions import PermissionDecision, decide
 from sneakycode.shell_syntax import parse_line
+from tests.peer_data import load_peer_cases
 
 STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 
-def _cases_file() -> Path | None:
-    repo = Path(__file__).resolve().parents[1]
-    for shared in (repo.parent / "shared", Path("/work/shared")):
-        candidate = shared / "data" / "peer-cases" / "shell-policy-cases.json"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-CASES_FILE = _cases_file()
-CASES: list[dict[str, Any]] = json.loads(CASES_FILE.read_text()) if CASES_FILE else []
+CASES = load_peer_cases("shell-policy-cases.json")
 
 
 def _decide(case: dict[str, Any], workspace: Path) -> PermissionDecision:
@@ -53,7 +43,6 @@ def stricter_because(case: dict[str, Any], verdict: PermissionDecision) -> str |
     return None
 
 
-@pytest.mark.skipif(not CASES, reason="shared/data/peer-cases not found beside the repository or in /work/shared")
 @pytest.mark.parametrize("case", CASES, ids=[f"{i}:{c['command'][:40]!r}" for i, c in enumerate(CASES)])
 def test_never_looser_than_our_expectation(case: dict[str, Any], ws: Path) -> None:
     verdict = _decide(case, ws)
@@ -63,7 +52,6 @@ def test_never_looser_than_our_expectation(case: dict[str, Any], ws: Path) -> No
         assert stricter_because(case, verdict) is not None, verdict.reason
 
 
-@pytest.mark.skipif(not CASES, reason="shared/data/peer-cases not found beside the repository or in /work/shared")
 def test_every_unmarked_disagreement_with_the_peers_is_on_the_strict_side(ws: Path) -> None:
     """Where a case's note marks no known difference, we agree with the peer or are stricter than it."""
     markers = ("DIFF", "GAP", "ASSUMPTION", "STRICT", "hard-denies", "not expressible", "relabelled")
