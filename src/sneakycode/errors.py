@@ -6,9 +6,10 @@ Hierarchy::
     ├── ConfigError             a settings file, variable or flag is wrong (names the source and key)
     ├── ToolError               a tool cannot do what was asked; becomes a failed ToolResult, never escapes
     │                           the registry (carries an ErrorCode, the problem, detail and a recovery hint)
-    ├── ModelError              the model endpoint failed for good: bad key, unknown model, retries used up,
-    │                           empty replies (the message says what to do; `kind` classifies it)
-    └── AgentStop               control flow of the agent loop (finish, cancel, turn limit)
+    └── ModelError              the model endpoint failed for good: bad key, unknown model, retries used up,
+                                empty replies (the message says what to do; `kind` classifies it)
+
+The agent loop's own endings (finish, cancel, turn limit) are statuses of its RunResult, not exceptions.
 
 Every ErrorCode has one entry in ERROR_DOCS: what it means and the hint the model is given by default.
 `docs/errors.md` is generated from ERROR_DOCS (``python -m sneakycode.errors_doc``) and a test keeps the
@@ -219,11 +220,3 @@ class ModelError(SneakyError):
         super().__init__(message)
         self.message = message
         self.kind = kind
-
-
-class AgentStop(SneakyError):
-    """Control flow in the agent loop: carries the message to hand back to the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
