@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.workspace import TextFormat, Workspace, decode_text, encode_text
+from sneakycode.textfiles import TextFormat, decode_text, encode_text
+from sneakycode.workspace import Workspace
 
 
 def code_of(exc: pytest.ExceptionInfo[ToolError]) -> ErrorCode:

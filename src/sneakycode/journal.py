@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from sneakycode.workspace import atomic_write_bytes, sha256_bytes
+from sneakycode.textfiles import sha256_bytes
+from sneakycode.workspace import atomic_write_bytes
 
 JOURNAL_DIR = "journal"
 _ENTRY_NAME = re.compile(r"^(\d+)\.json$")

@@ -1,8 +1,8 @@
 """The only place that turns a model-supplied path into a real file, and the only place that writes files.
 
 Containment is decided on real paths (symlinks resolved) right before each use, never by string prefix:
-`/work/proj-other` is not inside `/work/proj`. Text is decoded once here (UTF-8 with or without BOM,
-UTF-16 with BOM) and its BOM and line-ending style are written back unchanged. Writes go to a temporary
+`/work/proj-other` is not inside `/work/proj`. Text is decoded on reading and written back in the same
+format (textfiles.py: encoding, BOM and line-ending style are kept). Writes go to a temporary
 file in the same folder, are fsynced and renamed over the target, so a crash leaves the old file whole.
 The read ledger remembers what the model last saw of each file, so edits of unseen or changed files are
 refused; the mutation journal (when set) is told about every change before it happens, for undo.
@@ -11,7 +11,6 @@ refused; the mutation journal (when set) is told about every change before it ha
 from __future__ import annotations
 
 import difflib
-import hashlib
 import os
 import stat
 import tempfile
@@ -22,9 +21,8 @@ from pathlib import Path
 from typing import Protocol
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.textfiles import TextFile, TextFormat, decode_text, encode_text, sha256_bytes, short_diff
 
-_UTF8_BOM = b"\xef\xbb\xbf"
-_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 _NEAR_MISS_WALK_LIMIT = 5000
 _SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".mypy_cache", ".pytest_cache"})
 
@@ -36,92 +34,6 @@ def _current_umask() -> int:
 
 
 _UMASK = _current_umask()
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-@dataclass(frozen=True)
-class TextFile:
-    """A decoded text file. `text` uses LF when the file's line breaks are all CRLF; else it is verbatim."""
-
-    path: Path
-    text: str
-    encoding: str
-    bom: bool
-    newline: str
-    mode: int
-    sha256: str
-    size: int
-
-
-@dataclass(frozen=True)
-class TextFormat:
-    """How text is turned back into bytes: the style of the file it came from, or of a new file."""
-
-    encoding: str = "utf-8"
-    bom: bool = False
-    newline: str = "\n"
-
-
-def decode_text(raw: bytes, display: str = "file") -> tuple[str, TextFormat]:
-    """Decode bytes as text, or raise binary_file. Inverse of encode_text."""
-    for mark, encoding in _UTF16_BOMS.items():
-        if raw.startswith(mark):
-            try:
-                text = raw[len(mark) :].decode(encoding)
-            except UnicodeDecodeError:
-                raise _binary(display, len(raw)) from None
-            return _split_newline(text, encoding, bom=True)
-    bom = raw.startswith(_UTF8_BOM)
-    body = raw[len(_UTF8_BOM) :] if bom else raw
-    if b"\x00" in body:
-        raise _binary(display, len(raw))
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise _binary(display, len(raw)) from None
-    return _split_newline(text, "utf-8", bom=bom)
-
-
-def _split_newline(text: str, encoding: str, *, bom: bool) -> tuple[str, TextFormat]:
-    crlf = text.count("\r\n")
-    if crlf and crlf == text.count("\n"):
-        return text.replace("\r\n", "\n"), TextFormat(encoding, bom, "\r\n")
-    return text, TextFormat(encoding, bom, "\n")
-
-
-def encode_text(text: str, fmt: TextFormat) -> bytes:
-    if fmt.newline == "\r\n":
-        text = text.replace("\n", "\r\n")
-    data = text.encode(fmt.encoding)
-    if fmt.bom:
-        data = (_UTF8_BOM if fmt.encoding == "utf-8" else _bom_for(fmt.encoding)) + data
-    return data
-
-
-def _bom_for(encoding: str) -> bytes:
-    return next(mark for mark, enc in _UTF16_BOMS.items() if enc == encoding)
-
-
-def _binary(display: str, size: int) -> ToolError:
-    return ToolError(
-        ErrorCode.BINARY_FILE,
-        f"{display} is not a text file ({size} bytes; it has NUL bytes or is not valid UTF-8/UTF-16)",
-    )
-
-
-def short_diff(before: str, after: str, label: str, max_lines: int = 40) -> str:
-    """A unified diff capped at max_lines, for showing the model what changed."""
-    lines = list(
-        difflib.unified_diff(
-            before.splitlines(), after.splitlines(), f"{label} (as last read)", f"{label} (now)", lineterm="", n=1
-        )
-    )
-    if len(lines) > max_lines:
-        lines = [*lines[:max_lines], f"... ({len(lines) - max_lines} more diff lines)"]
-    return "\n".join(lines)
 
 
 class MutationJournal(Protocol):
