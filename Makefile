@@ -32,6 +32,7 @@ bench: $(VENV)/.installed-dev
 
 docs: $(VENV)/.installed-dev
 	$(PY) -m sneakycode.errors_doc > docs/errors.md
+	$(PY) -m sneakycode.config_doc > docs/config.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

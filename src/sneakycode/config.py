@@ -1,6 +1,6 @@
 """Layered settings: defaults < user TOML < project TOML < SNEAKYCODE_* environment < command-line flags.
 
-Each field's description is its reference documentation (the README's table is generated from it).
+Each field's description is its reference documentation: docs/config.md is generated from it.
 Every layer is validated on its own first, so an unknown key or a wrong type is reported with the file or
 variable it came from. Rule lists (`permissions.*`, `tools.shell.*_commands`) accumulate across layers, so a
 project file cannot silently drop a user's deny rule; every other key is replaced by the later layer.
