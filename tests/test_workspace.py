@@ -80,6 +80,18 @@ def test_symlinked_file_and_parent_folder_escaping_are_rejected(wsp: Workspace, 
         assert code_of(exc) == ErrorCode.SYMLINK_ESCAPE, path
 
 
+def test_absolute_path_through_an_alias_of_the_root_is_inside(ws: Path, tmp_path: Path) -> None:
+    """A workspace opened through a symlink (`~/code` -> `/data/code`) accepts absolute paths under either name."""
+    alias = tmp_path / "alias"
+    alias.symlink_to(ws)
+    (ws / "a.txt").write_text("x")
+    wsp = Workspace(alias)
+    assert wsp.resolve(str(alias / "a.txt")) == ws.resolve() / "a.txt"
+    with pytest.raises(ToolError) as exc:
+        wsp.resolve(str(tmp_path / "elsewhere.txt"))
+    assert code_of(exc) == ErrorCode.OUTSIDE_WORKSPACE
+
+
 def test_symlink_inside_the_workspace_is_followed(wsp: Workspace, ws: Path) -> None:
     (ws / "real.txt").write_text("r")
     (ws / "alias.txt").symlink_to(ws / "real.txt")

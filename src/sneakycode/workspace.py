@@ -112,12 +112,13 @@ class Workspace:
             )
         candidate = Path(user_path)
         lexical = Path(os.path.normpath(candidate if candidate.is_absolute() else self.root / candidate))
-        if not self.contains(lexical):
+        real = Path(os.path.realpath(lexical))
+        # An absolute path through an alias of the root (a symlinked checkout) is inside when its real path is.
+        if not self.contains(lexical) and not self.contains(real):
             raise ToolError(
                 ErrorCode.OUTSIDE_WORKSPACE,
                 f"{user_path!r} resolves to {lexical}, outside the workspace {self.root}",
             )
-        real = Path(os.path.realpath(lexical))
         if not self.contains(real):
             raise ToolError(
                 ErrorCode.SYMLINK_ESCAPE,
