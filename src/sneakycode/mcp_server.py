@@ -8,8 +8,6 @@ refuse. `finish` and `update_tasks` belong to SneakyCode's own loop and are not 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 from sneakycode.errors import ConfigError
@@ -20,14 +18,13 @@ AGENT_ONLY_TOOLS = frozenset({"finish", "update_tasks"})
 def run_mcp_command(args: argparse.Namespace) -> int:
     import anyio
 
-    from sneakycode.config import load_settings
+    from sneakycode.launch import config_error_exit, workspace_settings
     from sneakycode.runtime import open_tool_context
 
     try:
-        loaded = load_settings(Path(args.workspace) if args.workspace else None)
+        loaded = workspace_settings(args.workspace)
     except ConfigError as exc:
-        print(f"sneakycode mcp: configuration error: {exc}", file=sys.stderr)
-        return 2
+        return config_error_exit("mcp", exc)
     ctx = open_tool_context(loaded, kind="mcp")
     anyio.run(_serve, ctx)
     return 0

@@ -11,11 +11,11 @@ import argparse
 import difflib
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
-from sneakycode.config import LoadedSettings, load_settings
+from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
+from sneakycode.launch import config_error_exit, workspace_settings
 
 EXIT_OK, EXIT_USAGE = 0, 2
 SECTIONS = (
@@ -28,13 +28,10 @@ SECTIONS = (
 
 
 def run_permissions_command(args: argparse.Namespace) -> int:
-    workspace = Path(args.workspace) if args.workspace else None
-    if workspace is not None and not workspace.is_dir():
-        return _usage(f"--workspace {args.workspace!r} is not a directory")
     try:
-        loaded = load_settings(workspace)
+        loaded = workspace_settings(args.workspace)
     except ConfigError as exc:
-        return _usage(f"configuration error: {exc}")
+        return config_error_exit("permissions", exc)
     if args.action == "list":
         print(rules_report(loaded))
         return EXIT_OK

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from sneakycode.errors import ConfigError
 
@@ -19,8 +18,8 @@ EXIT_OK, EXIT_TOOL_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def run_tool_command(args: argparse.Namespace) -> int:
-    from sneakycode.config import load_settings
     from sneakycode.direct_calls import run_direct_call
+    from sneakycode.launch import config_error_exit, workspace_settings
     from sneakycode.runtime import open_tool_context
     from sneakycode.tools.registry import all_tools
 
@@ -33,15 +32,10 @@ def run_tool_command(args: argparse.Namespace) -> int:
         usage = "usage: sneakycode tool NAME 'JSON-ARGS' [NAME 'JSON-ARGS' ...] [--workspace DIR] [--json]"
         print(usage, file=sys.stderr)
         return EXIT_USAGE
-    workspace = Path(args.workspace) if args.workspace else None
-    if workspace is not None and not workspace.is_dir():
-        print(f"sneakycode tool: --workspace {args.workspace!r} is not a directory", file=sys.stderr)
-        return EXIT_USAGE
     try:
-        loaded = load_settings(workspace)
+        loaded = workspace_settings(args.workspace)
     except ConfigError as exc:
-        print(f"sneakycode: configuration error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return config_error_exit("tool", exc)
     ctx = open_tool_context(loaded, kind="tool")
     status = EXIT_OK
     for index in range(0, len(calls), 2):

@@ -158,21 +158,17 @@ def _restore(entry: JournalEntry, workspace: Workspace) -> str:
 
 
 def run_undo_command(args: argparse.Namespace) -> int:
-    from sneakycode.config import load_settings, state_dir
+    from sneakycode.config import state_dir
+    from sneakycode.launch import config_error_exit, workspace_settings
     from sneakycode.sessions import latest_session, load_session
 
-    workspace = Path(args.workspace) if args.workspace else None
-    if workspace is not None and not workspace.is_dir():
-        print(f"sneakycode undo: --workspace {args.workspace!r} is not a directory", file=sys.stderr)
-        return EXIT_USAGE
     if args.steps is not None and args.steps < 1:
         print("sneakycode undo: --steps must be 1 or more", file=sys.stderr)
         return EXIT_USAGE
     try:
-        loaded = load_settings(workspace)
+        loaded = workspace_settings(args.workspace)
     except ConfigError as exc:
-        print(f"sneakycode: configuration error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return config_error_exit("undo", exc)
     states = state_dir(loaded.settings)
     if args.session:
         info = load_session(states, args.session)

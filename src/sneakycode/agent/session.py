@@ -12,14 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sneakycode.config import LoadedSettings, load_settings, state_dir
+from sneakycode.config import LoadedSettings, state_dir
 from sneakycode.errors import ConfigError
+from sneakycode.launch import config_error_exit, workspace_settings
 from sneakycode.runtime import open_tool_context
 from sneakycode.sessions import SessionInfo, latest_session, list_sessions, load_session
 from sneakycode.tools.base import ToolContext
@@ -133,12 +133,10 @@ def open_agent_session(
 
 def run_sessions_command(args: argparse.Namespace) -> int:
     """`sneakycode sessions`: the saved agent sessions of this workspace, oldest first."""
-    workspace = Path(args.workspace) if args.workspace else None
     try:
-        loaded = load_settings(workspace)
+        loaded = workspace_settings(args.workspace)
     except ConfigError as exc:
-        print(f"sneakycode: configuration error: {exc}", file=sys.stderr)
-        return 2
+        return config_error_exit("sessions", exc)
     infos = [s for s in list_sessions(state_dir(loaded.settings), loaded.workspace) if (s.dir / TRANSCRIPT).exists()]
     if not infos:
         print(f"No saved sessions for {loaded.workspace}.")
