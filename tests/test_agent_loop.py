@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import threading
 from collections.abc import Callable
@@ -14,37 +13,8 @@ import pytest
 from sneakycode.agent.loop import Agent, RunResult
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
 from sneakycode.errors import ModelError, SneakyError
+from sneakycode.testing.scripted_model import Reply, ScriptedModel
 from sneakycode.tools.base import ToolContext
-
-Reply = AssistantTurn | Exception | Callable[[threading.Event | None], AssistantTurn]
-
-
-class ScriptedModel:
-    """Plays replies in order and keeps a copy of every request's messages."""
-
-    def __init__(self, replies: list[Reply]) -> None:
-        self.replies = list(replies)
-        self.requests: list[list[dict[str, Any]]] = []
-        self.tools: list[list[dict[str, Any]]] = []
-
-    def complete(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        *,
-        on_text: Callable[[str], None] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> AssistantTurn:
-        self.requests.append(copy.deepcopy(messages))
-        self.tools.append(tools)
-        reply = self.replies.pop(0)
-        if isinstance(reply, Exception):
-            raise reply
-        if callable(reply):
-            return reply(cancel)
-        if on_text and reply.content:
-            on_text(reply.content)
-        return reply
 
 
 class Events:

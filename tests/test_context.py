@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,27 +19,14 @@ from sneakycode.agent.context import (
 from sneakycode.agent.prompts import BASE_PROMPT, build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.errors import SneakyError
+from sneakycode.testing.scripted_model import ScriptedModel
 from sneakycode.tools.base import ToolContext
 from tests.conftest import call
 
 
-class SummaryModel:
-    def __init__(self, answer: str | Exception = "They read files and fixed a bug.") -> None:
-        self.answer = answer
-        self.requests: list[list[dict[str, Any]]] = []
-
-    def complete(
-        self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
-        *,
-        on_text: Callable[[str], None] | None = None,
-        cancel: threading.Event | None = None,
-    ) -> AssistantTurn:
-        self.requests.append(messages)
-        if isinstance(self.answer, Exception):
-            raise self.answer
-        return AssistantTurn(content=self.answer)
+def summary_model(answer: str | Exception = "They read files and fixed a bug.") -> ScriptedModel:
+    """A model asked once, for a summary."""
+    return ScriptedModel([answer if isinstance(answer, Exception) else AssistantTurn(content=answer)])
 
 
 class History:
@@ -94,7 +79,7 @@ def test_nothing_happens_below_the_threshold(ctx: ToolContext, big_files: list[s
     history = History(ctx)
     history.call("read_file", file_path=big_files[0])
     before = json.dumps(history.messages)
-    assert ContextManager(1_000_000, ctx.workspace).compact(history.messages, 0, SummaryModel()) is None
+    assert ContextManager(1_000_000, ctx.workspace).compact(history.messages, 0, summary_model()) is None
     assert json.dumps(history.messages) == before
 
 
@@ -104,7 +89,7 @@ def test_old_tool_outputs_are_elided_first_with_a_note_saying_how_to_get_them_ba
     history = History(ctx)
     ids = [history.call("read_file", file_path=name) for name in big_files]
     window = estimate_total(history.messages) + 200
-    model = SummaryModel()
+    model = summary_model()
     report = ContextManager(window, ctx.workspace).compact(history.messages, 0, model)
     assert report is not None and report.elided and model.requests == []
     first = history.content_of(ids[0])
@@ -118,7 +103,7 @@ def test_an_elided_read_must_be_read_again_before_editing(ctx: ToolContext, big_
     for name in big_files:
         history.call("read_file", file_path=name)
     report = ContextManager(estimate_total(history.messages) + 200, ctx.workspace).compact(
-        history.messages, 0, SummaryModel()
+        history.messages, 0, summary_model()
     )
     assert report is not None and big_files[0] in report.forgotten_files
     refused = call(ctx, "write_file", file_path=big_files[0], content="new\n")
@@ -133,7 +118,7 @@ def test_a_later_read_in_view_keeps_the_file_editable(ctx: ToolContext, big_file
     history.call("read_file", file_path=big_files[0], start_line=1, end_line=2)
     history.call("list_dir")
     report = ContextManager(estimate_total(history.messages) + 100, ctx.workspace).compact(
-        history.messages, 0, SummaryModel()
+        history.messages, 0, summary_model()
     )
     assert report is not None and big_files[0] not in report.forgotten_files
     assert big_files[1] in report.forgotten_files
@@ -147,7 +132,7 @@ def test_older_turns_are_summarised_when_eliding_is_not_enough(ctx: ToolContext,
         history.messages.append({"role": "user", "content": f"also remember point {index} " * 20})
         history.messages.append({"role": "assistant", "content": f"noted {index} " * 20})
     last = history.call("list_dir")
-    model = SummaryModel("Read four files; nothing changed yet.")
+    model = summary_model("Read four files; nothing changed yet.")
     report = ContextManager(2000, ctx.workspace).compact(history.messages, 0, model)
     assert report is not None and report.summarised_messages > 0
     assert [m["role"] for m in history.messages] == ["system", "user", "assistant", "tool"]
@@ -164,7 +149,7 @@ def test_a_failed_summary_still_shrinks_the_history_and_says_so(ctx: ToolContext
         history.messages.append({"role": "user", "content": f"message {index} " * 50})
         history.messages.append({"role": "assistant", "content": f"reply {index} " * 50})
     history.call("list_dir")
-    report = ContextManager(2000, ctx.workspace).compact(history.messages, 0, SummaryModel(SneakyError("HTTP 500")))
+    report = ContextManager(2000, ctx.workspace).compact(history.messages, 0, summary_model(SneakyError("HTTP 500")))
     assert report is not None and report.summary_error == "HTTP 500"
     assert "no summary could be made" in history.messages[1]["content"]
     assert "summary failed" in report.describe()
