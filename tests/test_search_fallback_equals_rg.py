@@ -147,7 +147,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def tool_context(root: Path) -> ToolContext:
     ctx = open_tool_context(load_settings(root))
-    ctx.settings = ctx.settings.model_copy(update={"max_file_size_bytes": MAX_FILE_SIZE})
+    ctx.loaded.settings = ctx.settings.model_copy(update={"max_file_size_bytes": MAX_FILE_SIZE})
     return ctx
 
 

@@ -131,14 +131,14 @@ def test_the_git_folder_is_never_searched(ctx: ToolContext, ws: Path) -> None:
 
 
 def test_binary_and_oversized_files_are_skipped(ctx: ToolContext, ws: Path) -> None:
-    ctx.settings = ctx.settings.model_copy(update={"max_file_size_bytes": 1000})
+    ctx.loaded.settings = ctx.settings.model_copy(update={"max_file_size_bytes": 1000})
     write(ws, {"image.bin": b"needle\x00\x01", "huge.txt": "needle\n" + "x" * 2000, "small.txt": "needle\n"})
     assert call(ctx, "grep_files", pattern="needle").content == "small.txt:1:needle"
 
 
 def test_an_oversized_file_named_as_path_is_still_searched(ctx: ToolContext, ws: Path) -> None:
     """read_file tells the model to grep a file too large to read, so naming it must work."""
-    ctx.settings = ctx.settings.model_copy(update={"max_file_size_bytes": 1000})
+    ctx.loaded.settings = ctx.settings.model_copy(update={"max_file_size_bytes": 1000})
     write(ws, {"huge.log": "x\n" * 600 + "needle\n"})
     assert call(ctx, "grep_files", pattern="needle", path="huge.log").content == "huge.log:601:needle"
 
@@ -165,7 +165,7 @@ def test_max_results_cut_says_what_was_left_out_and_how_to_narrow(ctx: ToolConte
 
 
 def test_output_stays_under_max_output_bytes(ctx: ToolContext, ws: Path) -> None:
-    ctx.settings = ctx.settings.model_copy(update={"max_output_bytes": 2048})
+    ctx.loaded.settings = ctx.settings.model_copy(update={"max_output_bytes": 2048})
     write(ws, {"wide.txt": ("needle " + "w" * 400 + "\n") * 50})
     result = call(ctx, "grep_files", pattern="needle")
     assert len(result.render().encode()) <= 2048

@@ -19,7 +19,7 @@ def run_direct_call(name: str, raw_args: str | dict[str, Any] | None, ctx: ToolC
         arguments = parse_arguments(raw_args)
     except ToolError as err:
         return ToolResult.from_error(err)
-    verdict = decide(name, arguments, ctx.rules_source, ctx.workspace.root)
+    verdict = decide(name, arguments, ctx.loaded, ctx.workspace.root)
     if verdict.decision is Decision.DENY:
         return ToolResult.fail(ErrorCode.PERMISSION_DENIED, verdict.reason, rule=verdict.rule)
     return execute(name, arguments, ctx)

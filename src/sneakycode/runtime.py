@@ -22,6 +22,4 @@ def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: Se
         max_file_size_bytes=settings.max_file_size_bytes,
         journal=Journal(info.dir),
     )
-    return ToolContext(
-        workspace=workspace, settings=settings, session_id=info.id, session_dir=info.dir, loaded=loaded
-    )
+    return ToolContext(workspace=workspace, loaded=loaded, session_id=info.id, session_dir=info.dir)

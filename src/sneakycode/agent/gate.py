@@ -48,7 +48,7 @@ class Gate:
             found.args_model.model_validate(arguments)
         except (ToolError, ValidationError):
             return None
-        decision = decide(call.name, arguments, self.ctx.rules_source, self.ctx.workspace.root, self.mode)
+        decision = decide(call.name, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode)
         return decision, arguments
 
     def is_allowed(self, call: ToolCall) -> bool:

@@ -87,20 +87,20 @@ class ToolArgs(BaseModel):
 
 @dataclass
 class ToolContext:
-    """Everything a tool may touch: the workspace guard, settings, the session folder and a cancel signal."""
+    """Everything a tool may touch: the workspace guard, settings, the session folder and a cancel signal.
+
+    `loaded` keeps where each setting came from, so permission reasons can name a rule's file."""
 
     workspace: Workspace
-    settings: Settings
+    loaded: LoadedSettings
     session_id: str
     session_dir: Path
     cancel: threading.Event = field(default_factory=threading.Event)
     tasks: list[dict[str, str]] = field(default_factory=list)
-    loaded: LoadedSettings | None = None
 
     @property
-    def rules_source(self) -> Settings | LoadedSettings:
-        """What permission decisions read: the loaded layers when known, so reasons can name a rule's file."""
-        return self.loaded if self.loaded is not None else self.settings
+    def settings(self) -> Settings:
+        return self.loaded.settings
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)
