@@ -98,34 +98,23 @@ def _read_task(prompt: str) -> str:
 
 
 def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
-    from sneakycode.agent.loop import Agent
-    from sneakycode.agent.model import build_chat_model
-    from sneakycode.agent.providers import resolve_model_config
-    from sneakycode.agent.session import open_agent_session
+    from sneakycode.agent.startup import prepare_run
     from sneakycode.journal import Journal
 
+    sink = HeadlessSink(args.output_format, args.verbose, sys.stdout, sys.stderr)
+    approver = ApproveAll() if args.yes else None
     try:
-        config = resolve_model_config(loaded, args.api_key)
-        session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
+        run = prepare_run(args, loaded, sink, lambda _ctx: approver, _debug_log if args.verbose else None)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    config, session, agent = run.config, run.session, run.agent
     ctx = session.ctx
-    sink = HeadlessSink(args.output_format, args.verbose, sys.stdout, sys.stderr)
     if sink.stream:
         sink.line({"type": "start", "session_id": ctx.session_id, "resumed": session.saved is not None,
                    "workspace": str(ctx.workspace.root), "provider": config.provider, "model": config.model})
     journal = Journal(ctx.session_dir)
     changes_before = len(journal.entries())
-    agent = Agent(
-        build_chat_model(config, debug_log=_debug_log if args.verbose else None),
-        ctx,
-        sink,
-        approver=ApproveAll() if args.yes else None,
-        context_window=config.context_window,
-        transcript=session.transcript,
-        history=session.saved.messages if session.saved else None,
-    )
     try:
         with cancel_on_sigint(agent.cancel.set):
             result = agent.run_turn(task)

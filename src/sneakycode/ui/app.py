@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from sneakycode import __version__
 from sneakycode.errors import ConfigError, SneakyError
+from sneakycode.tools.base import ToolContext
 
 EXIT_OK, EXIT_USAGE = 0, 2
 STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "cancelled": "yellow"}
@@ -20,10 +21,7 @@ STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit
 def run_interactive(args: argparse.Namespace) -> int:
     from prompt_toolkit.history import FileHistory
 
-    from sneakycode.agent.loop import Agent
-    from sneakycode.agent.model import build_chat_model
-    from sneakycode.agent.providers import resolve_model_config
-    from sneakycode.agent.session import open_agent_session
+    from sneakycode.agent.startup import prepare_run
     from sneakycode.config import state_dir
     from sneakycode.launch import cancel_on_sigint, settings_from_args
     from sneakycode.ui.approver import TerminalApprover
@@ -31,29 +29,24 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sneakycode.ui.render import TerminalSink
 
     console = Console(highlight=False)
+    answers: PromptSession[str] = PromptSession()
+
+    def approver_for(ctx: ToolContext) -> TerminalApprover:
+        return TerminalApprover(console, lambda text: _ask(answers, text, ctx.cancel))
+
+    sink = TerminalSink(console, show_reasoning=args.verbose)
+    debug_log = (lambda line: console.print(f"[dim]{escape(line)}[/]")) if args.verbose else None
     try:
         loaded = settings_from_args(args)
-        config = resolve_model_config(loaded, args.api_key)
-        session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
+        run = prepare_run(args, loaded, sink, approver_for, debug_log)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    config, session, agent = run.config, run.session, run.agent
+    ctx = session.ctx
     history_file = state_dir(loaded.settings) / "prompt-history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
     prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
-    answers: PromptSession[str] = PromptSession()
-    ctx = session.ctx
-    approver = TerminalApprover(console, lambda text: _ask(answers, text, ctx.cancel))
-    agent = Agent(
-        build_chat_model(config),
-        ctx,
-        TerminalSink(console, show_reasoning=args.verbose),
-        approver=approver,
-        mode=args.mode,
-        context_window=config.context_window,
-        transcript=session.transcript,
-        history=session.saved.messages if session.saved else None,
-    )
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line)
     console.print(f"[bold]SneakyCode {__version__}[/]  {escape(model_line)}")
