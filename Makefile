@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: run test lint bench docs clean
+.PHONY: run test conformance lint bench docs clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,19 +20,23 @@ $(VENV)/.installed-dev: pyproject.toml
 run: $(VENV)/.installed
 	$(VENV)/bin/sneakycode
 
+# `make test` needs nothing beside the clone; the suites built from ../shared/data run in `make conformance`.
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 -q --ignore=tests/conformance
+
+conformance: $(VENV)/.installed-dev
+	$(PY) -m pytest -q tests/conformance
 
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check src tests bench
 	$(PY) -m mypy src
+	$(VENV)/bin/lint-imports
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/run_all.py
 
 docs: $(VENV)/.installed-dev
-	$(PY) -m sneakycode.errors_doc > docs/errors.md
-	$(PY) -m sneakycode.config_doc > docs/config.md
+	$(PY) -m sneakycode.docs
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

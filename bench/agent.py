@@ -28,7 +28,7 @@ TOOLS_GOAL_CHARS = 6000
 
 def sneakycode_argv() -> list[str]:
     script = Path(sys.executable).with_name("sneakycode")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli.main"]
 
 
 def median_seconds(argv: list[str], env: dict[str, str], cwd: Path, runs: int = RUNS) -> float:
@@ -68,7 +68,7 @@ def main() -> int:
     from sneakycode.config import Settings
     from sneakycode.testing.server import ScriptedServer
     from sneakycode.tools.registry import openai_schemas
-    from sneakycode.workspace import Workspace
+    from sneakycode.workspace.files import Workspace
 
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:

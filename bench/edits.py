@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.errors import ToolError
-from sneakycode.textfiles import decode_text, encode_text
-from sneakycode.tools.edit import compute_str_replace
-from sneakycode.tools.matching import STRATEGIES
-from sneakycode.tools.patch import Patch, apply_hunks, parse_patch
+from sneakycode.tools.edit.matching import STRATEGIES
+from sneakycode.tools.edit.patch import Patch, apply_hunks, parse_patch
+from sneakycode.tools.edit.tools import compute_str_replace
+from sneakycode.workspace.textfiles import decode_text, encode_text
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "edit_corpus"
 FILE_NAME = "service.py"

@@ -138,7 +138,7 @@ def interleaved(contenders: dict[str, Callable[[], float]]) -> dict[str, float]:
 
 def sneakycode_argv() -> list[str]:
     script = Path(sysconfig.get_path("scripts")) / "sneakycode"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli.main"]
 
 
 def rg_counts(rg: str, case: GrepCase, tree: Path, env: dict[str, str]) -> dict[str, int]:
@@ -163,7 +163,7 @@ def our_counts(case: GrepCase, tree: Path, env: dict[str, str]) -> dict[str, int
 def in_process(tool: str, args: dict[str, object], tree: Path) -> Callable[[], float]:
     """One call of the tool inside this process, as the agent calls it (no interpreter start-up)."""
     from sneakycode.config import load_settings
-    from sneakycode.runtime import open_tool_context
+    from sneakycode.tools.context import open_tool_context
     from sneakycode.tools.registry import execute
 
     ctx = open_tool_context(load_settings(tree))
@@ -232,7 +232,7 @@ def find_row(pattern: str, rg: str, tree: Path, env: dict[str, str]) -> str:
 
 def main() -> int:
     prepare_cli_env()
-    from sneakycode.tools.ripgrep import locate_rg
+    from sneakycode.tools.search.ripgrep import locate_rg
 
     rg = locate_rg()
     if rg is None or shutil.which("grep") is None:

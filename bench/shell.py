@@ -23,10 +23,10 @@ from pathlib import Path
 
 from _cli_env import prepare_cli_env
 from sneakycode.config import load_settings
-from sneakycode.process import shell_argv
-from sneakycode.runtime import open_tool_context
-from sneakycode.sandbox import SandboxProbe, bwrap_argv, probe
+from sneakycode.process.sandbox import SandboxProbe, bwrap_argv, probe
+from sneakycode.process.supervise import shell_argv
 from sneakycode.tools.base import ToolContext
+from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.registry import execute
 
 COMMANDS = ("true", "echo hi")
@@ -64,7 +64,7 @@ def ways_to_run(
         call = partial(execute, "run_command", {"command": command}, ctx)
         ways.append((f"run_command, sandbox {mode}", call, IN_PROCESS_RUNS))
     for mode in contexts:
-        cli = [sys.executable, "-m", "sneakycode.cli", "tool", "run_command", json.dumps({"command": command})]
+        cli = [sys.executable, "-m", "sneakycode.cli.main", "tool", "run_command", json.dumps({"command": command})]
         env = {**cli_env, "SNEAKYCODE_TOOLS__SHELL__SANDBOX": mode}
         ways.append((f"sneakycode tool, sandbox {mode}", partial(subprocess.run, cli, env=env, **quiet), CLI_RUNS))
     return ways

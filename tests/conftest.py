@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from sneakycode.config import load_settings
-from sneakycode.runtime import open_tool_context
 from sneakycode.tools.base import ToolContext, ToolResult
+from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.registry import execute
 
 
@@ -67,7 +67,7 @@ def run_cli(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = No
             timeout: float = 60) -> CliResult:
     """Run the real `sneakycode` entry point in a subprocess."""
     proc = subprocess.run(
-        [sys.executable, "-m", "sneakycode.cli", *argv],
+        [sys.executable, "-m", "sneakycode.cli.main", *argv],
         cwd=cwd,
         env={**os.environ, **(env or {})},
         input=stdin,

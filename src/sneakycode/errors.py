@@ -12,7 +12,7 @@ Hierarchy::
 The agent loop's own endings (finish, cancel, turn limit) are statuses of its RunResult, not exceptions.
 
 Every ErrorCode has one entry in ERROR_DOCS: what it means and the hint the model is given by default.
-`docs/errors.md` is generated from ERROR_DOCS (``python -m sneakycode.errors_doc``) and a test keeps the
+`docs/errors.md` is generated from ERROR_DOCS (``python -m sneakycode.docs``) and a test keeps the
 two identical.
 """
 

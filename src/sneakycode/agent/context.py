@@ -16,7 +16,7 @@ from typing import Any
 
 from sneakycode.agent.protocol import ChatModel
 from sneakycode.errors import SneakyError, ToolError
-from sneakycode.workspace import Workspace
+from sneakycode.workspace.files import Workspace
 
 CHARS_PER_TOKEN = 3
 MESSAGE_OVERHEAD_TOKENS = 4

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from sneakycode.agent.context import ContextManager, estimate_total, repair_history
-from sneakycode.agent.gate import Gate
 from sneakycode.agent.prompts import build_system_prompt
 from sneakycode.agent.protocol import Approver, AssistantTurn, ChatModel, EventSink, ToolCall
-from sneakycode.agent.session import Transcript
 from sneakycode.errors import ErrorCode, ModelError, SneakyError
+from sneakycode.permissions.gate import Gate
+from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import ToolContext, ToolResult
 from sneakycode.tools.registry import execute, get_tool, openai_schemas
 

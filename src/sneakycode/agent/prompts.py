@@ -8,7 +8,7 @@ request, and a cut file says so and how to read the rest.
 from __future__ import annotations
 
 from sneakycode.errors import ToolError
-from sneakycode.workspace import Workspace
+from sneakycode.workspace.files import Workspace
 
 PROJECT_FILES = ("AGENTS.md", ".sneakycode/context.md")
 MAX_PROJECT_CHARS = 16_000

@@ -8,18 +8,15 @@ docs are derived from it.
 from __future__ import annotations
 
 import inspect
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
-from sneakycode.config import LoadedSettings, Settings
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.workspace import Workspace
+from sneakycode.tools.context import ToolContext
 
 __all__ = ["ErrorCode", "Tier", "Tool", "ToolArgs", "ToolContext", "ToolError", "ToolResult", "tool"]
 
@@ -83,24 +80,6 @@ class ToolArgs(BaseModel):
     """Base of every tool's arguments: unknown fields are errors, never silently ignored."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-@dataclass
-class ToolContext:
-    """Everything a tool may touch: the workspace guard, settings, the session folder and a cancel signal.
-
-    `loaded` keeps where each setting came from, so permission reasons can name a rule's file."""
-
-    workspace: Workspace
-    loaded: LoadedSettings
-    session_id: str
-    session_dir: Path
-    cancel: threading.Event = field(default_factory=threading.Event)
-    tasks: list[dict[str, str]] = field(default_factory=list)
-
-    @property
-    def settings(self) -> Settings:
-        return self.loaded.settings
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)

@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.walk import Chain
+from sneakycode.tools.search.walk import Chain
 
 DEFAULT_WINDOW = 2000
 MAX_LINE_CHARS = 2000

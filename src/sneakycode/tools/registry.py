@@ -21,9 +21,9 @@ from sneakycode.tools.base import Tool, ToolContext, ToolResult
 # Modules in the order their tools are offered to the model.
 TOOL_MODULES = (
     "sneakycode.tools.read",
-    "sneakycode.tools.search",
+    "sneakycode.tools.search.tools",
     "sneakycode.tools.write",
-    "sneakycode.tools.edit",
+    "sneakycode.tools.edit.tools",
     "sneakycode.tools.shell",
     "sneakycode.tools.tasks",
     "sneakycode.tools.control",

@@ -17,8 +17,8 @@ from typing import Any
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.process import CapturedRun, HeadTailCapture, command_environment, run_captured, shell_argv
-from sneakycode.sandbox import bwrap_argv, probe
+from sneakycode.process.sandbox import bwrap_argv, probe
+from sneakycode.process.supervise import CapturedRun, HeadTailCapture, command_environment, run_captured, shell_argv
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 
 KILL_GRACE_SECONDS = 2.0

@@ -1,0 +1,364 @@
+"""The ChatModel for any OpenAI-compatible endpoint, over the official `openai` SDK.
+
+The SDK's own retries are off: this client retries 408/409/429/5xx, dropped connections, timeouts and
+malformed event streams itself, with exponential backoff and jitter, honouring Retry-After, so it can log
+each attempt, stop on cancel and turn the last failure into a ModelError that says what to do. It also
+absorbs what local servers get wrong (see `assembly` and `text_tool_calls`), and is the only module that
+imports the SDK, so `sneakycode --help` and `sneakycode tool` never pay for it.
+
+Each request runs in a worker thread that hands chunks to the caller through a queue: a blocked socket
+read cannot be interrupted, but the caller can stop waiting for it the moment `cancel` is set.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+from urllib.parse import urlparse
+
+import openai
+
+from sneakycode.agent.model.assembly import TurnBuilder, estimate_tokens
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig
+from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
+from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
+from sneakycode.errors import ModelError
+
+CANCEL_POLL = 0.05
+MAX_BACKOFF = 30.0
+MAX_RETRY_AFTER = 120.0
+SENT_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
+CONTEXT_CODES = ("context_length_exceeded", "context_length", "maximum context length", "too many tokens")
+DebugLog = Callable[[str], None]
+
+
+def prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The history as servers accept it: standard keys only, never `content: null` beside tool calls.
+
+    Reasoning kept in the history (`reasoning`, `reasoning_content`) is dropped, so it is never sent back;
+    llama.cpp and others answer 500/422 to an assistant message with tool calls and null content.
+    """
+    prepared = []
+    for message in messages:
+        out = {key: value for key, value in message.items() if key in SENT_KEYS}
+        if out.get("role") == "assistant":
+            if not out.get("tool_calls"):
+                out.pop("tool_calls", None)
+            if out.get("content") is None:
+                out["content"] = ""
+        prepared.append(out)
+    return prepared
+
+
+@dataclass
+class _Request:
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+
+    def tool_names(self) -> set[str]:
+        return {str(t.get("function", {}).get("name")) for t in self.tools}
+
+
+@dataclass
+class _Failure:
+    kind: str
+    summary: str
+    retryable: bool
+    retry_after: float | None = None
+
+
+class _EmptyStream(Exception):
+    """HTTP 200 with an event stream that held no reply (llama.cpp when streaming with tools)."""
+
+
+class _MalformedReply(Exception):
+    """HTTP 200 whose body is not a chat completion."""
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, Mapping):
+        error = body.get("error", body)
+        if isinstance(error, Mapping) and error.get("message"):
+            return str(error["message"])
+        if isinstance(body.get("message"), str):
+            return str(body["message"])
+    return str(body) if body else exc.message
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    try:
+        return float(headers["retry-after-ms"]) / 1000
+    except (KeyError, ValueError):
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        try:
+            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
+
+
+def _classify(exc: Exception) -> _Failure:
+    if isinstance(exc, openai.APITimeoutError):
+        return _Failure("timeout", "the request timed out", True)
+    if isinstance(exc, openai.APIConnectionError):
+        return _Failure("connection", f"connection failed ({exc.__cause__ or exc})", True)
+    if isinstance(exc, openai.APIStatusError):
+        status, message = exc.status_code, _server_message(exc)
+        summary = f"HTTP {status}: {message}"
+        if status in (401, 403):
+            return _Failure("auth", summary, False)
+        if status == 404 or exc.code == "model_not_found":
+            return _Failure("model_not_found", summary, False)
+        if status in (408, 409, 429) or status >= 500:
+            after = _retry_after(exc.response.headers)
+            kind = "rate_limit" if status == 429 else "server"
+            return _Failure(kind, summary, after is None or after <= MAX_RETRY_AFTER, after)
+        if any(code in f"{exc.code} {message}".lower() for code in CONTEXT_CODES):
+            return _Failure("context_length", summary, False)
+        return _Failure("bad_request", summary, False)
+    if isinstance(exc, json.JSONDecodeError | _MalformedReply):
+        return _Failure("server", f"malformed reply ({exc})", True)
+    if isinstance(exc, openai.APIError):
+        return _Failure("server", f"error event in the stream: {exc.message}", True)
+    raise exc
+
+
+class OpenAIChatModel:
+    """ChatModel for one endpoint and model; remembers for the session when the server cannot stream."""
+
+    def __init__(self, config: ModelConfig, *, debug_log: DebugLog | None = None) -> None:
+        self.config = config
+        # A proxy from the environment must not swallow requests to a server on this machine.
+        loopback = urlparse(config.base_url).hostname in LOOPBACK_HOSTS
+        self._client = openai.OpenAI(
+            api_key=config.api_key,
+            base_url=config.base_url,
+            timeout=config.request_timeout,
+            max_retries=0,
+            http_client=openai.DefaultHttpx2Client(trust_env=False) if loopback else None,
+        )
+        self._streaming = True
+        self._log: DebugLog = debug_log or (lambda _line: None)
+        self._told_estimated = False
+
+    def close(self) -> None:
+        self._client.close()
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        on_text: Callable[[str], None] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> AssistantTurn:
+        request = _Request(prepare_messages(messages), tools)
+        turn = AssistantTurn()
+        for attempt in (1, 2):
+            turn = self._with_retries(request, on_text, cancel)
+            if turn.finish_reason == "cancelled" or turn.content.strip() or turn.tool_calls:
+                return turn
+            self._log(
+                f"model: empty reply (no text, no tool calls, finish_reason={turn.finish_reason}); "
+                + ("asking again" if attempt == 1 else "giving up")
+            )
+        cause = " (it ran out of output tokens)" if turn.finish_reason == "length" else ""
+        raise ModelError(
+            f"{self.config.model} returned an empty reply twice: no text and no tool calls{cause}. Try again, "
+            "rephrase the task, or choose another model with --model.",
+            kind="empty_reply",
+        )
+
+    def _with_retries(
+        self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
+    ) -> AssistantTurn:
+        retries = 0
+        while True:
+            try:
+                return self._attempt(request, on_text, cancel)
+            except _EmptyStream:
+                self._streaming = False
+                self._log(
+                    "model: the server answered a streaming request with an empty event stream; "
+                    "retrying without streaming, and not streaming for the rest of this session"
+                )
+            except Exception as exc:
+                failure = _classify(exc)
+                if not failure.retryable or retries >= self.config.max_retries:
+                    raise self._final_error(failure, retries) from exc
+                delay = failure.retry_after
+                if delay is None:
+                    delay = min(MAX_BACKOFF, self.config.retry_backoff * 2**retries) * random.uniform(0.5, 1.0)
+                retries += 1
+                source = " (Retry-After)" if failure.retry_after is not None else ""
+                self._log(
+                    f"model: {failure.summary}; retry {retries} of {self.config.max_retries} "
+                    f"in {delay:.2f} s{source}"
+                )
+                if cancel is not None and cancel.wait(delay):
+                    return AssistantTurn(finish_reason="cancelled")
+                if cancel is None:
+                    time.sleep(delay)
+
+    def _attempt(
+        self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
+    ) -> AssistantTurn:
+        streaming = self._streaming
+        events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        abandoned = threading.Event()
+        worker = threading.Thread(
+            target=self._fetch, args=(request, streaming, events, abandoned), name="model-request", daemon=True
+        )
+        worker.start()
+        builder = TurnBuilder()
+        shown = 0
+        while True:
+            try:
+                kind, payload = events.get(timeout=CANCEL_POLL if cancel is not None else None)
+            except queue.Empty:
+                kind, payload = "idle", None
+            if cancel is not None and cancel.is_set():
+                abandoned.set()
+                return self._finish(builder, request, cancelled=True)
+            if kind == "error":
+                raise payload
+            if kind == "chunk":
+                builder.add_chunk(payload)
+                if on_text is not None:
+                    shown = self._show(builder.content, shown, on_text, bool(request.tools))
+            elif kind == "completion":
+                builder.add_completion(payload)
+            elif kind == "done":
+                break
+        if streaming and not builder.saw_choice:
+            raise _EmptyStream()
+        turn = self._finish(builder, request, cancelled=False)
+        if on_text is not None:
+            rest = builder.content[shown:] if streaming else turn.content
+            if rest and (not streaming or turn.content == builder.content):
+                on_text(rest)
+        return turn
+
+    @staticmethod
+    def _show(content: str, shown: int, on_text: Callable[[str], None], may_hold: bool) -> int:
+        """Pass new text on, except a tail that may turn out to be a tool call written as text."""
+        visible = len(content) - (held_back_length(content) if may_hold else 0)
+        if visible > shown:
+            on_text(content[shown:visible])
+            return visible
+        return shown
+
+    def _fetch(
+        self, request: _Request, streaming: bool, events: queue.Queue[tuple[str, Any]], abandoned: threading.Event
+    ) -> None:
+        """Runs in the worker thread; every outcome, failures included, goes to the caller through `events`."""
+        tools: Any = request.tools if request.tools else openai.omit
+        messages = cast(Any, request.messages)
+        try:
+            if streaming:
+                stream = self._client.chat.completions.create(
+                    model=self.config.model,
+                    messages=messages,
+                    tools=tools,
+                    stream=True,
+                    stream_options={"include_usage": True},
+                )
+                with stream:
+                    for chunk in stream:
+                        if abandoned.is_set():
+                            return
+                        events.put(("chunk", chunk.to_dict()))
+            else:
+                completion = self._client.chat.completions.create(
+                    model=self.config.model, messages=messages, tools=tools
+                )
+                if not isinstance(completion, openai.BaseModel):
+                    raise _MalformedReply(f"not a chat completion: {str(completion)[:200]!r}")
+                events.put(("completion", completion.to_dict()))
+            events.put(("done", None))
+        except Exception as exc:  # handed over whole; the caller classifies it
+            events.put(("error", exc))
+
+    def _finish(self, builder: TurnBuilder, request: _Request, *, cancelled: bool) -> AssistantTurn:
+        turn = builder.turn()
+        if cancelled:
+            turn.tool_calls = []
+            turn.finish_reason = "cancelled"
+        elif not turn.tool_calls and request.tools:
+            calls, rest = parse_text_tool_calls(turn.content, request.tool_names())
+            if calls:
+                names = ", ".join(c.name for c in calls)
+                self._log(f"model: the reply wrote {len(calls)} tool call(s) as text ({names}); parsed into tool_calls")
+                turn.tool_calls, turn.content = calls, rest
+        if builder.usage is None:
+            turn.usage = self._estimate_usage(request, turn)
+        return turn
+
+    def _estimate_usage(self, request: _Request, turn: AssistantTurn) -> Usage:
+        if not self._told_estimated:
+            self._log("model: the server reports no token usage; estimating it as characters / 4")
+            self._told_estimated = True
+        prompt = json.dumps(request.messages) + (json.dumps(request.tools) if request.tools else "")
+        reply = turn.content + turn.reasoning + "".join(c.name + c.arguments for c in turn.tool_calls)
+        return Usage(prompt_tokens=estimate_tokens(prompt), completion_tokens=estimate_tokens(reply), estimated=True)
+
+    def _final_error(self, failure: _Failure, retries: int) -> ModelError:
+        config = self.config
+        tries = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
+        local_help = f" Is the server running? {config.help}." if config.local and config.help else ""
+        if failure.kind == "auth":
+            message = (
+                f"{config.provider} at {config.base_url} rejected the API key ({failure.summary}). The key came "
+                f"from {config.key_source}; check that it is right and still active"
+                + (f" ({config.help})." if config.help else ".")
+            )
+        elif failure.kind == "model_not_found":
+            message = self._unknown_model_message(failure)
+        elif failure.kind == "context_length":
+            message = f"the conversation no longer fits {config.model}'s context window ({failure.summary})."
+        elif failure.kind == "bad_request":
+            message = f"{config.base_url} refused the request ({failure.summary})."
+        elif failure.kind == "timeout":
+            message = (
+                f"{config.base_url} sent no response within {config.request_timeout:g} s{tries}; raise "
+                f"request_timeout in the config if the model is slow.{local_help}"
+            )
+        elif failure.kind == "connection":
+            message = f"cannot reach {config.base_url}{tries}: {failure.summary}.{local_help}"
+        else:
+            wait = ""
+            if failure.retry_after is not None and failure.retry_after > MAX_RETRY_AFTER:
+                wait = f" The server asks to wait {failure.retry_after:.0f} s; try again later."
+            message = f"{config.base_url} failed{tries}: {failure.summary}.{wait} Raise max_retries to keep trying."
+        return ModelError(message, kind=failure.kind)
+
+    def _unknown_model_message(self, failure: _Failure) -> str:
+        config = self.config
+        head = (
+            f"{config.base_url} does not offer the model {config.model!r} "
+            f"(from {config.model_source}; {failure.summary})."
+        )
+        try:
+            offered = [m.id for m in self._client.models.list()]
+        except openai.APIError as exc:
+            return f"{head} Listing its /models failed too ({exc}); check base_url (it usually ends in /v1)."
+        shown = ", ".join(offered[:40]) + (f", ... ({len(offered)} in all)" if len(offered) > 40 else "")
+        return f"{head} It offers: {shown or '(none)'}. Choose one with --model NAME or model = \"NAME\" in the config."
+
+
+def build_chat_model(config: ModelConfig, debug_log: DebugLog | None = None) -> ChatModel:
+    """The client for a resolved ModelConfig (see `providers.resolve_model_config`)."""
+    return OpenAIChatModel(config, debug_log=debug_log)

@@ -1,0 +1,125 @@
+"""Command-line entry point: parses flags and hands off; every command's work lives in its own module.
+
+Imports are lazy so `sneakycode tool` and `sneakycode --help` start without loading the model client or UI.
+Exit codes: 0 success, 1 failure, 2 usage error, 3 turn limit, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """How every command ends, for scripts and CI: one list, used by every command."""
+
+    OK = 0
+    FAILURE = 1  # a tool failed, the model could not be reached, undo refused
+    USAGE = 2  # bad flags or configuration: nothing was run or sent
+    TURN_LIMIT = 3
+    INTERRUPTED = 130
+
+SUBCOMMANDS = ("tool", "undo", "mcp", "permissions", "sessions")
+
+
+def _add_workspace(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
+    # A nested subparser must not reset a --workspace given before its action (argparse copies defaults).
+    default = argparse.SUPPRESS if nested else None
+    help_text = "workspace root (default: current directory)"
+    parser.add_argument("--workspace", metavar="DIR", default=default, help=help_text)
+
+
+def _agent_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sneakycode",
+        description="A terminal coding agent for any OpenAI-compatible model.",
+        epilog=(
+            "subcommands: tool NAME 'JSON' ... | undo | mcp | permissions check|list | sessions "
+            "(see `sneakycode SUBCOMMAND --help`)"
+        ),
+    )
+    parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="run TASK headless ('-' reads stdin)")
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    parser.add_argument("--yes", action="store_true", help="approve every call that no deny rule blocks")
+    parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
+    parser.add_argument("--model")
+    parser.add_argument("--base-url")
+    parser.add_argument("--api-key")
+    parser.add_argument("--mode", choices=("default", "auto-edit", "plan", "yolo"))
+    parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--continue", dest="continue_session", action="store_true", help="resume the latest session")
+    parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument("--verbose", action="store_true", help="show debug information")
+    _add_workspace(parser)
+    return parser
+
+
+def _subcommand_parser(name: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"sneakycode {name}")
+    if name == "tool":
+        parser.description = "Run tools exactly as the model would, in one session, and print what it would see."
+        parser.add_argument("calls", nargs="*", metavar="NAME 'JSON-ARGS'", help="tool name and JSON arguments")
+        parser.add_argument("--json", action="store_true", help="print one structured result per line")
+        parser.add_argument("--list", action="store_true", help="list the tools with their tiers")
+    elif name == "undo":
+        parser.description = "Revert the mutations of the latest session in this workspace (newest first)."
+        parser.add_argument("--steps", type=int, help="how many mutations to revert (default: all)")
+        parser.add_argument("--session", metavar="ID", help="a session id (default: the latest one)")
+        parser.add_argument("--force", action="store_true", help="revert files changed since the mutation too")
+    elif name == "mcp":
+        parser.description = "Serve the tools over the Model Context Protocol on stdio."
+    elif name == "permissions":
+        parser.description = "See and test permission decisions without running anything."
+        sub = parser.add_subparsers(dest="action", required=True)
+        check = sub.add_parser("check", help="decide one call: allow, ask or deny, and why")
+        check.add_argument("tool")
+        check.add_argument("args", nargs="?", default="{}", metavar="JSON-ARGS")
+        check.add_argument("--mode", choices=("default", "auto-edit", "plan", "yolo"))
+        check.add_argument("--json", action="store_true")
+        _add_workspace(check, nested=True)
+        listing = sub.add_parser("list", help="the effective rules and where each came from")
+        _add_workspace(listing, nested=True)
+    elif name == "sessions":
+        parser.description = "List the saved sessions of this workspace."
+    _add_workspace(parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list and args_list[0] in SUBCOMMANDS:
+        name = args_list[0]
+        args = _subcommand_parser(name).parse_args(args_list[1:])
+        if name == "tool":
+            from sneakycode.cli.tool_command import run_tool_command
+
+            return run_tool_command(args)
+        if name == "undo":
+            from sneakycode.cli.undo_command import run_undo_command
+
+            return run_undo_command(args)
+        if name == "mcp":
+            from sneakycode.cli.mcp_server import run_mcp_command
+
+            return run_mcp_command(args)
+        if name == "permissions":
+            from sneakycode.cli.permissions_command import run_permissions_command
+
+            return run_permissions_command(args)
+        from sneakycode.cli.sessions_command import run_sessions_command
+
+        return run_sessions_command(args)
+    args = _agent_parser().parse_args(args_list)
+    if args.prompt is not None:
+        from sneakycode.cli.headless import run_headless
+
+        return run_headless(args)
+    from sneakycode.cli.ui.app import run_interactive
+
+    return run_interactive(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

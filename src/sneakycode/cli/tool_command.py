@@ -1,0 +1,51 @@
+"""`sneakycode tool NAME 'JSON' [NAME 'JSON' ...]`: run tools exactly as the model would, in one session.
+
+Prints the model-facing rendering of each result (or one JSON object per line with --json). Exit 0 when
+every call succeeded, 1 when any failed, 2 on a usage error. Imports only the tool layer, so it starts fast.
+The person typing the call has approved it, so `ask` counts as approved; a deny rule still refuses it
+(permission_denied, with the rule that refused it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from sneakycode.cli.main import ExitCode
+from sneakycode.errors import ConfigError
+
+
+def run_tool_command(args: argparse.Namespace) -> int:
+    from sneakycode.cli.startup import config_error_exit, workspace_settings
+    from sneakycode.permissions.direct import run_direct_call
+    from sneakycode.tools.context import open_tool_context
+    from sneakycode.tools.registry import all_tools
+
+    if args.list:
+        for found in all_tools():
+            print(f"{found.name}\t{found.tier.value}")
+        return ExitCode.OK
+    calls: list[str] = args.calls
+    if not calls or len(calls) % 2:
+        usage = "usage: sneakycode tool NAME 'JSON-ARGS' [NAME 'JSON-ARGS' ...] [--workspace DIR] [--json]"
+        print(usage, file=sys.stderr)
+        return ExitCode.USAGE
+    try:
+        loaded = workspace_settings(args.workspace)
+    except ConfigError as exc:
+        return config_error_exit("tool", exc)
+    ctx = open_tool_context(loaded, kind="tool")
+    status = ExitCode.OK
+    for index in range(0, len(calls), 2):
+        name, raw = calls[index], calls[index + 1]
+        result = run_direct_call(name, raw, ctx)
+        if not result.success:
+            status = ExitCode.FAILURE
+        if args.json:
+            print(json.dumps({"tool": name, **result.to_dict()}, ensure_ascii=False))
+        else:
+            if len(calls) > 2:
+                print(f"=== {name}")
+            print(result.render())
+    return status

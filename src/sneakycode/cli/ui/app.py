@@ -1,0 +1,99 @@
+"""`sneakycode` with no -p: the interactive session. Reads a task, runs it, asks before risky calls."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+
+from prompt_toolkit import PromptSession
+from rich.console import Console
+from rich.markup import escape
+
+from sneakycode import __version__
+from sneakycode.cli.main import ExitCode
+from sneakycode.errors import ConfigError, SneakyError
+from sneakycode.tools.base import ToolContext
+
+STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "cancelled": "yellow"}
+
+
+def run_interactive(args: argparse.Namespace) -> int:
+    from prompt_toolkit.history import FileHistory
+
+    from sneakycode.cli.startup import cancel_on_sigint, prepare_run, settings_from_args
+    from sneakycode.cli.ui.approver import TerminalApprover
+    from sneakycode.cli.ui.commands import SlashContext, run_slash
+    from sneakycode.cli.ui.render import TerminalSink
+    from sneakycode.config import state_dir
+
+    console = Console(highlight=False)
+    answers: PromptSession[str] = PromptSession()
+
+    def approver_for(ctx: ToolContext) -> TerminalApprover:
+        return TerminalApprover(console, lambda text: _ask(answers, text, ctx.cancel))
+
+    sink = TerminalSink(console, show_reasoning=args.verbose)
+    debug_log = (lambda line: console.print(f"[dim]{escape(line)}[/]")) if args.verbose else None
+    try:
+        loaded = settings_from_args(args)
+        run = prepare_run(args, loaded, sink, approver_for, debug_log)
+    except ConfigError as exc:
+        print(f"sneakycode: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    config, session, agent = run.config, run.session, run.agent
+    ctx = session.ctx
+    history_file = state_dir(loaded.settings) / "prompt-history"
+    history_file.parent.mkdir(parents=True, exist_ok=True)
+    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
+    model_line = f"{config.model} via {config.provider} ({config.base_url})"
+    slash = SlashContext(agent, loaded, console, model_line)
+    console.print(f"[bold]SneakyCode {__version__}[/]  {escape(model_line)}")
+    console.print(f"workspace {escape(str(ctx.workspace.root))}  session {ctx.session_id}"
+                  + ("  (resumed)" if session.saved else ""))
+    console.print("[dim]Type a task. /help lists commands; Ctrl-C stops a turn; Ctrl-D leaves.[/]")
+    try:
+        while True:
+            try:
+                line = prompt.prompt("> ")
+            except KeyboardInterrupt:
+                continue
+            except EOFError:
+                break
+            if not line.strip():
+                continue
+            if line.startswith("/"):
+                if not run_slash(slash, line):
+                    break
+                continue
+            try:
+                with cancel_on_sigint(agent.cancel.set):
+                    result = agent.run_turn(line)
+            except SneakyError as exc:
+                console.print(f"[red]{escape(str(exc))}[/]")
+                continue
+            except KeyboardInterrupt:
+                console.print("[yellow]Interrupted.[/]")
+                continue
+            if result.status != "answered":
+                style = STATUS_STYLE.get(result.status, "")
+                console.print(f"[{style}]{escape(result.message)}[/]" if style else escape(result.message))
+            console.print(
+                f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
+                f"{result.prompt_tokens} in / {result.completion_tokens} out tokens"
+                f"{' (estimated)' if result.usage_estimated else ''}[/]"
+            )
+    finally:
+        session.transcript.close()
+    console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
+                  f"`sneakycode undo` reverts its changes.[/]")
+    return ExitCode.OK
+
+
+def _ask(answers: PromptSession[str], text: str, cancel: threading.Event) -> str:
+    """An approval answer; Ctrl-C or Ctrl-D at the question declines and stops the turn."""
+    try:
+        return answers.prompt(text)
+    except (KeyboardInterrupt, EOFError):
+        cancel.set()
+        return "n"

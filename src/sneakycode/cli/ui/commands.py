@@ -1,0 +1,109 @@
+"""Slash commands of the interactive session; each returns False only when the session should end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.markup import escape
+
+from sneakycode.agent.loop import Agent
+from sneakycode.config import LoadedSettings
+
+MODES = ("default", "auto-edit", "plan", "yolo")
+
+
+@dataclass
+class SlashContext:
+    agent: Agent
+    loaded: LoadedSettings
+    console: Console
+    model_line: str
+
+
+def _help(sc: SlashContext, _arg: str) -> bool:
+    for name, (_, text) in COMMANDS.items():
+        sc.console.print(f"  [bold]/{name}[/] {escape(text)}")
+    sc.console.print("  Ctrl-C stops the running turn; Ctrl-D (or /exit) leaves.")
+    return True
+
+
+def _exit(_sc: SlashContext, _arg: str) -> bool:
+    return False
+
+
+def _undo(sc: SlashContext, arg: str) -> bool:
+    from sneakycode.session.undo import undo_session
+
+    if arg and not arg.isdigit():
+        sc.console.print("[red]usage: /undo [N]  (N: how many changes to revert; default all of this session)[/]")
+        return True
+    ctx = sc.agent.ctx
+    report = undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=int(arg) if arg else None,
+                          force=False)
+    for line in report.lines():
+        sc.console.print(escape(line), style=None if report.ok else "red")
+    return True
+
+
+def _permissions(sc: SlashContext, _arg: str) -> bool:
+    from sneakycode.cli.permissions_command import rules_report
+
+    mode = sc.agent.gate.mode or sc.loaded.settings.permissions.mode
+    sc.console.print(f"mode: {mode}")
+    sc.console.print(escape(rules_report(sc.loaded)))
+    return True
+
+
+def _mode(sc: SlashContext, arg: str) -> bool:
+    if arg not in MODES:
+        current = sc.agent.gate.mode or sc.loaded.settings.permissions.mode
+        sc.console.print(f"mode: {current}  (choose with /mode {' | '.join(MODES)})")
+        return True
+    sc.agent.gate.mode = arg
+    sc.console.print(f"mode set to {arg}")
+    return True
+
+
+def _tasks(sc: SlashContext, _arg: str) -> bool:
+    tasks = sc.agent.ctx.tasks
+    if not tasks:
+        sc.console.print("No tasks yet.")
+    for task in tasks:
+        sc.console.print(f"  {task.get('status', '?'):<12} {escape(str(task.get('content', '')))}")
+    return True
+
+
+def _clear(sc: SlashContext, _arg: str) -> bool:
+    sc.agent.history[1:] = []
+    sc.agent.ctx.workspace.ledger.clear()
+    sc.console.print("Conversation cleared; files must be read again before they are edited.")
+    return True
+
+
+def _model(sc: SlashContext, _arg: str) -> bool:
+    sc.console.print(escape(sc.model_line))
+    return True
+
+
+COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
+    "help": (_help, "show this list"),
+    "undo": (_undo, "[N] revert this session's last N changes (default all)"),
+    "permissions": (_permissions, "show the mode and the effective rules with their sources"),
+    "mode": (_mode, "[MODE] show or set the permission mode: default, auto-edit, plan, yolo"),
+    "tasks": (_tasks, "show the task list"),
+    "clear": (_clear, "start a fresh conversation in the same session"),
+    "model": (_model, "show the provider and model in use"),
+    "exit": (_exit, "leave SneakyCode"),
+    "quit": (_exit, "leave SneakyCode"),
+}
+
+
+def run_slash(sc: SlashContext, line: str) -> bool:
+    name, _, arg = line[1:].strip().partition(" ")
+    found = COMMANDS.get(name)
+    if found is None:
+        sc.console.print(f"[red]Unknown command /{escape(name)}.[/] Type /help for the list.")
+        return True
+    return found[0](sc, arg.strip())

@@ -1,0 +1,226 @@
+"""The single permission decision: tool call + settings -> allow | ask | deny, with the reason.
+
+Order: deny rules > plan mode > ask rules > allow rules > mode > tier default. Plan mode sits above the
+allow rules because it promises that nothing changes: an allow rule written for everyday work must not
+let a plan-mode run write files or run commands. The agent, `sneakycode permissions check`, `sneakycode
+tool` and the MCP server all ask this function; nothing else decides. The reason names the part of the
+call that decided, the rule that matched it and where that rule was configured (when the settings passed
+in are a LoadedSettings, which remembers origins); it is shown to the user and to the model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from sneakycode.config import LoadedSettings, Settings
+from sneakycode.permissions.rules import SHELL_TOOL, RuleSet, ToolRule, path_forms, path_matches, rule_set
+from sneakycode.permissions.shell.policy import CommandRule, RuleHit, evaluate
+
+MODES = ("default", "auto-edit", "plan", "yolo")
+EDIT_TOOLS = frozenset({"write_file", "str_replace", "patch_apply", "make_dir"})
+SETTINGS_FOLDER = ".sneakycode/"
+YOLO_REASON = "yolo mode approves every call that no deny rule blocks"
+
+
+class Decision(StrEnum):
+    ALLOW = "allow"
+    ASK = "ask"
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class PermissionDecision:
+    """`rule` names what decided (a rule, `mode: MODE` or `tier: TIER`); `commands` are the simple commands
+    a run_command line parsed into."""
+
+    decision: Decision
+    reason: str
+    rule: str | None = None
+    commands: list[str] = field(default_factory=list)
+
+
+def decide(
+    tool_name: str,
+    args: dict[str, Any],
+    settings: Settings | LoadedSettings,
+    workspace: Path,
+    mode: str | None = None,
+) -> PermissionDecision:
+    """Decide one call without running it. `mode` overrides settings.permissions.mode."""
+    plain = settings.settings if isinstance(settings, LoadedSettings) else settings
+    active = mode or plain.permissions.mode
+    if active not in MODES:
+        raise ValueError(f"unknown permission mode {active!r}; use one of {', '.join(MODES)}")
+    rules = rule_set(settings)
+    if tool_name == SHELL_TOOL:
+        return _decide_command(str(args.get("command") or ""), rules, workspace, active)
+    return _decide_tool(tool_name, args, rules, workspace, active)
+
+
+def _decide_tool(
+    tool_name: str, args: dict[str, Any], rules: RuleSet, workspace: Path, mode: str
+) -> PermissionDecision:
+    paths = path_arguments(tool_name, args)
+    forms = {value: path_forms(value, workspace, directory) for value, directory in paths}
+    tier = tool_tier(tool_name)
+    denied = _first_hit(rules, "deny", tool_name, forms)
+    if denied is not None:
+        return PermissionDecision(Decision.DENY, *denied)
+    if mode == "plan" and tier != "auto":
+        return _plan_refusal(tool_name)
+    asked = _first_hit(rules, "ask", tool_name, forms)
+    if asked is not None:
+        return PermissionDecision(Decision.ASK, *asked)
+    allowed = _first_hit(rules, "allow", tool_name, forms)
+    if allowed is not None:
+        return PermissionDecision(Decision.ALLOW, *allowed)
+    if mode == "yolo":
+        return PermissionDecision(Decision.ALLOW, YOLO_REASON, "mode: yolo")
+    if mode == "auto-edit" and tool_name in EDIT_TOOLS:
+        settings_paths = [value for value, _ in paths if any(f.startswith(SETTINGS_FOLDER) for f in forms[value])]
+        if not settings_paths:
+            return PermissionDecision(Decision.ALLOW, "auto-edit mode approves file edits", "mode: auto-edit")
+        return PermissionDecision(
+            Decision.ASK,
+            f"{tool_name} needs confirmation: `{settings_paths[0]}` is in {SETTINGS_FOLDER}, which holds SneakyCode's "
+            "own settings and permission rules, so auto-edit mode does not approve changing it",
+            "mode: auto-edit",
+        )
+    if tier == "auto":
+        return PermissionDecision(Decision.ALLOW, f"{tool_name} is auto-approved (its tier is auto)", "tier: auto")
+    if tier is None:
+        return PermissionDecision(
+            Decision.ASK, f"{tool_name} is not a SneakyCode tool, so it needs confirmation", "tier: confirm"
+        )
+    return PermissionDecision(
+        Decision.ASK, f"{tool_name} needs confirmation (its tier is confirm and no rule or mode approves it)",
+        "tier: confirm",
+    )
+
+
+def _first_hit(rules: RuleSet, kind: str, tool_name: str, forms: dict[str, set[str]]) -> tuple[str, str] | None:
+    """(reason, rule) of the first `kind` rule that covers the call."""
+    for rule in rules.for_tool(kind, tool_name):
+        hit = _tool_hit(rule, forms, kind)
+        if hit is not None:
+            return hit, rule.entry
+    return None
+
+
+def _tool_hit(rule: ToolRule, forms: dict[str, set[str]], kind: str) -> str | None:
+    """The reason when a `kind` rule covers the call: deny and ask need one path to match, allow all."""
+    if rule.pattern is None:
+        return f"{kind} rule {rule.describe()} covers every {rule.tool} call"
+    every = kind == "allow"
+    matched = [value for value, shapes in forms.items() if _covers(rule.pattern, shapes, every)]
+    if not matched or (every and len(matched) != len(forms)):
+        return None
+    return f"`{matched[0]}` matches {kind} rule {rule.describe()}"
+
+
+def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
+    """A deny or ask rule needs one shape of the path to match; an allow rule needs all of them."""
+    results = [path_matches(pattern, shape) for shape in shapes]
+    return all(results) if every else any(results)
+
+
+def _decide_command(command: str, rules: RuleSet, workspace: Path, mode: str) -> PermissionDecision:
+    verdict = evaluate(command, rules.shell, workspace)
+    commands = list(verdict.commands)
+
+    def made(decision: Decision, reason: str, rule: str | None) -> PermissionDecision:
+        return PermissionDecision(decision, reason, rule, commands)
+
+    whole = {kind: rules.for_tool(kind, SHELL_TOOL) for kind in ("deny", "ask", "allow")}
+    if whole["deny"]:
+        rule = whole["deny"][0]
+        return made(Decision.DENY, f"deny rule {rule.describe()} covers every command", rule.entry)
+    if verdict.denied is not None:
+        return made(Decision.DENY, _denial(verdict.denied), _label(verdict.denied.rule))
+    if mode == "plan":
+        refusal = _plan_refusal(SHELL_TOOL)
+        return made(refusal.decision, refusal.reason, refusal.rule)
+    if whole["ask"]:
+        rule = whole["ask"][0]
+        return made(Decision.ASK, f"ask rule {rule.describe()} covers every command", rule.entry)
+    if verdict.asked is not None:
+        return made(Decision.ASK, verdict.asked.explain("ask"), _label(verdict.asked.rule))
+    if verdict.doubt is not None:
+        doubted = _label(verdict.doubt.rule) if verdict.doubt.rule else None
+        return made(Decision.ASK, f"run_command needs confirmation: {verdict.doubt.text}", doubted)
+    if whole["allow"]:
+        rule = whole["allow"][0]
+        return made(Decision.ALLOW, f"allow rule {rule.describe()} covers every command", rule.entry)
+    if verdict.not_approved is None:
+        return made(Decision.ALLOW, _approval(verdict.approved), _labels(verdict.approved))
+    if mode == "yolo":
+        return made(Decision.ALLOW, YOLO_REASON, "mode: yolo")
+    why = "auto-edit mode approves file edits, not commands; " if mode == "auto-edit" else ""
+    return made(Decision.ASK, f"run_command needs confirmation: {why}{verdict.not_approved}", "tier: confirm")
+
+
+def _denial(hit: RuleHit) -> str:
+    return f"{hit.explain('deny')}; a denied part anywhere in a command line denies the whole line"
+
+
+def _approval(hits: tuple[RuleHit, ...]) -> str:
+    if len(hits) == 1:
+        return hits[0].explain("allow")
+    parts = "; ".join(f"`{hit.part}` by {hit.rule.describe()}" for hit in hits)
+    return f"every part of the command line is allowed: {parts}"
+
+
+def _label(rule: CommandRule) -> str:
+    return rule.entry if rule.key.startswith("permissions.") else f"{rule.key}: {rule.entry}"
+
+
+def _labels(hits: tuple[RuleHit, ...]) -> str | None:
+    return "; ".join(dict.fromkeys(_label(hit.rule) for hit in hits)) or None
+
+
+def _plan_refusal(tool_name: str) -> PermissionDecision:
+    allowed = ", ".join(auto_tools())
+    return PermissionDecision(
+        Decision.DENY,
+        f"SneakyCode is in plan mode: only the auto-approved tools ({allowed}) run, so {tool_name} was refused. "
+        "Investigate with those tools, then finish with your plan; the user switches modes to carry it out",
+        "mode: plan",
+    )
+
+
+def tool_tier(tool_name: str) -> str | None:
+    """The tier the tool declares (`auto` or `confirm`), or None for a name that is not a tool."""
+    from sneakycode.tools.registry import get_tool
+
+    found = get_tool(tool_name)
+    return found.tier.value if found is not None else None
+
+
+def auto_tools() -> list[str]:
+    from sneakycode.tools.registry import all_tools
+
+    return [found.name for found in all_tools() if found.tier.value == "auto"]
+
+
+def path_arguments(tool_name: str, args: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The call's path arguments (fields named `path` or `*_path`, defaults included), each with whether
+    it names a directory."""
+    from sneakycode.tools.registry import get_tool
+
+    found = get_tool(tool_name)
+    defaults: dict[str, Any] = {name: None for name in args}
+    if found is not None:
+        defaults = {
+            name: (None if info.is_required() else info.default) for name, info in found.args_model.model_fields.items()
+        }
+    paths = []
+    for name, default in defaults.items():
+        if name != "path" and not name.endswith("_path"):
+            continue
+        value = args.get(name, default)
+        if isinstance(value, str):
+            paths.append((value, name == "directory_path"))
+    return paths

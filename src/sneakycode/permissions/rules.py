@@ -1,0 +1,143 @@
+"""Permission rules as configured: `[permissions] allow / ask / deny` and `[tools.shell]` command lists.
+
+A `[permissions]` rule is `TOOL` (every call of that tool) or `TOOL(PATTERN)`. For file tools PATTERN is a
+gitignore-style glob relative to the workspace, matched against the tool's path arguments; for run_command
+it is a command `PREFIX` (the whole command must equal it in an allow rule) or `PREFIX:*` (any command that
+starts with those words). Deny and ask rules always match as prefixes: a rule meant to stop `git push`
+must also stop `git push --force`. Every rule remembers the file, variable or flag it came from.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sneakycode.config import LoadedSettings, Settings
+from sneakycode.permissions.shell.policy import CommandRule, CommandRules
+
+SHELL_TOOL = "run_command"
+RULE_SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
+KINDS = ("deny", "ask", "allow")
+SHELL_LISTS = {"deny": "tools.shell.denied_commands", "allow": "tools.shell.allowed_commands"}
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
+
+Origins = Mapping[str, Sequence[tuple[str, str]]]
+
+
+@dataclass(frozen=True)
+class ToolRule:
+    tool: str
+    pattern: str | None
+    entry: str
+    key: str
+    origin: str | None = None
+
+    def describe(self) -> str:
+        where = f"{self.key} in {self.origin}" if self.origin else self.key
+        return f"`{self.entry}` ({where})"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every rule, sorted by kind; `malformed` lists entries that are not `TOOL` or `TOOL(PATTERN)`."""
+
+    tools: dict[str, tuple[ToolRule, ...]]
+    shell: CommandRules
+    malformed: tuple[tuple[str, str, str | None], ...]
+
+    def for_tool(self, kind: str, tool: str) -> list[ToolRule]:
+        return [rule for rule in self.tools[kind] if rule.tool == tool]
+
+
+def parse_rule(entry: str) -> tuple[str, str | None] | None:
+    """`TOOL` or `TOOL(PATTERN)` -> (tool, pattern); None when the entry has neither form. A missing
+    closing parenthesis is forgiven (and reported by `permissions list`): a typo must not drop a deny rule."""
+    found = RULE_SYNTAX.fullmatch(entry)
+    if found is None:
+        return None
+    pattern = found.group(2)
+    if pattern is not None and not pattern.strip():
+        return None
+    return found.group(1), (pattern.strip() if pattern is not None else None)
+
+
+def rule_set(settings: Settings | LoadedSettings) -> RuleSet:
+    """The rules of these settings, with their origins when the settings were loaded from files."""
+    origins: Origins = settings.rule_origins if isinstance(settings, LoadedSettings) else {}
+    plain = settings.settings if isinstance(settings, LoadedSettings) else settings
+    lists = {
+        "permissions.deny": plain.permissions.deny,
+        "permissions.ask": plain.permissions.ask,
+        "permissions.allow": plain.permissions.allow,
+        "tools.shell.denied_commands": plain.tools.shell.denied_commands,
+        "tools.shell.allowed_commands": plain.tools.shell.allowed_commands,
+    }
+    frozen = tuple(
+        (key, tuple((entry, _origin(origins, key, entry)) for entry in entries)) for key, entries in lists.items()
+    )
+    return _compile(frozen)
+
+
+def _origin(origins: Origins, key: str, entry: str) -> str | None:
+    sources = [source for rule, source in origins.get(key, ()) if rule == entry]
+    return " and ".join(sources) if sources else None
+
+
+@lru_cache(maxsize=64)
+def _compile(lists: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]) -> RuleSet:
+    by_key = dict(lists)
+    tools: dict[str, list[ToolRule]] = {kind: [] for kind in KINDS}
+    shell: dict[str, list[CommandRule]] = {kind: [] for kind in KINDS}
+    malformed: list[tuple[str, str, str | None]] = []
+    for kind in KINDS:
+        key = f"permissions.{kind}"
+        for entry, origin in by_key[key]:
+            parsed = parse_rule(entry)
+            if parsed is None:
+                malformed.append((key, entry, origin))
+                continue
+            tool, pattern = parsed
+            if tool == SHELL_TOOL and pattern:
+                shell[kind].append(CommandRule.parse(pattern, entry, key, origin, prefix=kind != "allow"))
+            else:
+                tools[kind].append(ToolRule(tool, pattern, entry, key, origin))
+        if kind in SHELL_LISTS:
+            key = SHELL_LISTS[kind]
+            shell[kind].extend(CommandRule.parse(entry, entry, key, origin) for entry, origin in by_key[key])
+    return RuleSet(
+        tools={kind: tuple(rules) for kind, rules in tools.items()},
+        shell=CommandRules(tuple(shell["deny"]), tuple(shell["ask"]), tuple(shell["allow"])),
+        malformed=tuple(malformed),
+    )
+
+
+def path_forms(value: str, workspace: Path, directory: bool) -> set[str]:
+    """The workspace-relative forms a path argument can take: as written and with symlinks resolved, so a
+    link cannot carry a call past a rule. Directories end in `/` so that `build/` patterns match them."""
+    root = workspace.resolve()
+    given = Path(value)
+    lexical = Path(os.path.normpath(given if given.is_absolute() else root / given))
+    forms = set()
+    for candidate in (lexical, lexical.resolve()):
+        relative = os.path.relpath(candidate, root)
+        is_dir = directory or candidate.is_dir()
+        forms.add(relative + "/" if is_dir and relative != "." else relative)
+    return forms
+
+
+@lru_cache(maxsize=256)
+def _spec(pattern: str) -> GitIgnoreSpec:
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines([pattern.removeprefix("./")])
+
+
+def path_matches(pattern: str, form: str) -> bool:
+    return _spec(pattern).match_file(form)

@@ -1,0 +1,46 @@
+"""Wires settings, a session folder, the workspace guard and the undo journal into a ToolContext.
+
+The agent, `sneakycode tool` and the MCP server all build their tool context here, so the three run tools
+in exactly the same conditions.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sneakycode.config import LoadedSettings, Settings, state_dir
+from sneakycode.session.folders import SessionInfo, new_session
+from sneakycode.session.journal import Journal
+from sneakycode.workspace.files import Workspace
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch: the workspace guard, settings, the session folder and a cancel signal.
+
+    `loaded` keeps where each setting came from, so permission reasons can name a rule's file."""
+
+    workspace: Workspace
+    loaded: LoadedSettings
+    session_id: str
+    session_dir: Path
+    cancel: threading.Event = field(default_factory=threading.Event)
+    tasks: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Settings:
+        return self.loaded.settings
+
+
+def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: SessionInfo | None = None) -> ToolContext:
+    """A fresh session (or the given one) over the configured workspace."""
+    settings = loaded.settings
+    info = session or new_session(state_dir(settings), loaded.workspace, kind=kind)
+    workspace = Workspace(
+        loaded.workspace,
+        max_file_size_bytes=settings.max_file_size_bytes,
+        journal=Journal(info.dir),
+    )
+    return ToolContext(workspace=workspace, loaded=loaded, session_id=info.id, session_dir=info.dir)

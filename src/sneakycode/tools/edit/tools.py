@@ -1,0 +1,223 @@
+"""str_replace and patch_apply: an edit changes exactly what the model meant, or nothing at all.
+
+Both need the file read in this session and unchanged since (a patch creating a new file excepted). The
+new text is computed whole in memory and written once, atomically, in the file's own encoding, BOM, line
+endings and mode, so a rejected edit leaves the file byte-identical. Every outcome says what happened:
+which strategy matched, where, and the edited lines; or why not, with the closest text the file has.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import Field
+
+from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.edit.matching import (
+    MATCH_LIST_LIMIT,
+    STRATEGIES,
+    Candidate,
+    Strategy,
+    locate,
+    non_overlapping,
+    replace_candidates,
+)
+from sneakycode.tools.edit.patch import DEV_NULL, Patch, Patched, apply_hunks, created_text, parse_patch
+from sneakycode.tools.edit.view import edited_regions, line_of, near_miss, span_lines
+from sneakycode.tools.read import split_lines
+from sneakycode.workspace.files import Workspace
+
+_LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
+
+
+class StrReplaceArgs(ToolArgs):
+    file_path: str
+    old_str: str = Field(description="file text, without line numbers")
+    new_str: str = Field(description="inserted literally")
+    replace_all: bool = False
+
+
+@tool(name="str_replace", tier=Tier.CONFIRM)
+def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
+    """Replace old_str with new_str in a file you have read. old_str must occur once (add context lines)
+    unless replace_all. Line endings, trailing spaces, indentation and curly quotes are matched leniently
+    (reported). Returns the edited lines."""
+    ws = ctx.workspace
+    _check_strings(args.old_str, args.new_str)
+    real = _existing_file(ws, args.file_path)
+    current = ws.require_fresh(args.file_path, real)
+    shown = ws.display(real)
+    edit = compute_str_replace(current.text, args.old_str, args.new_str, replace_all=args.replace_all, label=shown)
+    ws.write_text(args.file_path, edit.text, like=current)
+    count = len(edit.chosen)
+    message = f"Edited {shown}: {count} replacement{'' if count == 1 else 's'}, old_str matched {edit.strategy.phrase}"
+    reindent = edit.chosen[0].reindent
+    if reindent is not None:
+        message += f"; new_str re-indented to the file ({reindent.describe()})"
+    content = edited_regions(edit.text, span_lines(edit.text, edit.spans))
+    return ToolResult.ok(content, message + ".", replacements=count, strategy=edit.strategy.name)
+
+
+@dataclass(frozen=True)
+class StrReplaced:
+    text: str
+    strategy: Strategy
+    chosen: list[Candidate]
+    spans: list[tuple[int, int]]
+
+
+def compute_str_replace(
+    text: str, old: str, new: str, *, replace_all: bool, label: str, strategies: Sequence[Strategy] = STRATEGIES
+) -> StrReplaced:
+    """The edited text, or the ToolError explaining why there is none (pure: the benchmark uses it too)."""
+    _check_strings(old, new)
+    found = locate(text, old, replace_all=replace_all, strategies=strategies)
+    if found is None:
+        raise _no_match(text, old, label)
+    strategy, candidates = found
+    how = "" if strategy.name == "exact" else f" ({strategy.phrase})"
+    if len(candidates) > 1 and not replace_all:
+        raise _multiple(text, candidates, label, how)
+    chosen = non_overlapping(candidates) if replace_all else candidates
+    replaced = replace_candidates(text, chosen, new)
+    if replaced.text == text:
+        raise ToolError(
+            ErrorCode.NO_CHANGE,
+            f"old_str was found in {label}{how}, but putting new_str there leaves the file as it is",
+            hint="The file already says what new_str says; read it again if you expected a difference.",
+        )
+    return StrReplaced(replaced.text, strategy, chosen, replaced.spans)
+
+
+def _check_strings(old: str, new: str) -> None:
+    if not old:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENTS,
+            "old_str is empty; it must be text copied from the file",
+            hint="To add text, put a neighbouring line in old_str and that line plus the addition in new_str. "
+            "To create a file, use write_file.",
+        )
+    if old == new:
+        raise ToolError(ErrorCode.NO_CHANGE, "old_str and new_str are identical, so the edit would change nothing")
+
+
+def _existing_file(ws: Workspace, user_path: str) -> Path:
+    real = ws.resolve(user_path, must_exist=True)
+    if real.is_dir():
+        raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
+    return real
+
+
+def _no_match(text: str, old: str, shown: str) -> ToolError:
+    wanted = split_lines(old.replace("\r\n", "\n"))
+    detail = near_miss(split_lines(text), wanted, shown, "old_str")
+    hint = None
+    if wanted and all(_LINE_NUMBER_PREFIX.match(line) for line in wanted if line.strip()):
+        hint = "old_str starts its lines with read_file's line numbers and a tab; leave those prefixes out."
+    return ToolError(
+        ErrorCode.NO_MATCH,
+        f"old_str was not found in {shown}, not even with whitespace and punctuation tolerated",
+        detail=detail,
+        hint=hint,
+    )
+
+
+def _multiple(text: str, candidates: list[Candidate], shown: str, how: str) -> ToolError:
+    listed = candidates[:MATCH_LIST_LIMIT]
+    count = f"more than {MATCH_LIST_LIMIT}" if len(candidates) > MATCH_LIST_LIMIT else str(len(candidates))
+    numbers = [line_of(text, c.start) for c in listed]
+    return ToolError(
+        ErrorCode.MULTIPLE_MATCHES,
+        f"old_str occurs {count} times in {shown}{how}, at lines {', '.join(map(str, numbers))}",
+        hint="Add surrounding lines to old_str so it matches one place only, or set replace_all to true to "
+        "change every occurrence.",
+        data={"lines": numbers},
+    )
+
+
+class PatchApplyArgs(ToolArgs):
+    file_path: str
+    patch: str
+
+
+@tool(name="patch_apply", tier=Tier.CONFIRM)
+def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
+    """Apply a unified diff of one file you have read: `@@ -12,4 +12,5 @@` hunks of ' ', '-' and '+' lines.
+    Hunks are found by context even if line numbers are off; all apply or none. `--- /dev/null` creates a
+    file."""
+    ws = ctx.workspace
+    parsed = parse_patch(args.patch)
+    real = ws.resolve(args.file_path)
+    _check_header_paths(parsed, ws, real, args.file_path)
+    shown = ws.display(real)
+    if parsed.creates:
+        return _create(ws, args.file_path, real, parsed, shown)
+    real = _existing_file(ws, args.file_path)
+    if not any(hunk.changes for hunk in parsed.hunks):
+        raise ToolError(ErrorCode.NO_CHANGE, "the patch has no '-' or '+' lines, so it changes nothing")
+    current = ws.require_fresh(args.file_path, real)
+    patched = apply_hunks(current.text, parsed.hunks, label=shown)
+    if patched.text == current.text:
+        raise ToolError(ErrorCode.NO_CHANGE, f"applying the patch leaves {shown} as it is")
+    ws.write_text(args.file_path, patched.text, like=current)
+    return ToolResult.ok(
+        edited_regions(patched.text, patched.ranges),
+        _patched_message(patched, shown),
+        hunks=len(patched.placements),
+        found=[p.how for p in sorted(patched.placements, key=lambda p: p.hunk.number)],
+    )
+
+
+def _check_header_paths(parsed: Patch, ws: Workspace, real: Path, user_path: str) -> None:
+    """Every path the header names must be file_path (with or without a/ b/); one leaving the workspace is
+    refused like any other path."""
+    for raw in (parsed.old_path, parsed.new_path):
+        if raw is None or raw == DEV_NULL:
+            continue
+        readings = [raw, raw[2:]] if raw.startswith(("a/", "b/")) else [raw]
+        problems: list[ToolError] = []
+        resolved: list[Path] = []
+        for reading in readings:
+            try:
+                resolved.append(ws.resolve(reading))
+            except ToolError as err:
+                problems.append(err)
+        if real in resolved:
+            continue
+        if problems:
+            raise problems[0]
+        raise ToolError(
+            ErrorCode.INVALID_PATCH,
+            f"the patch header names {raw!r}, but file_path is {user_path!r}",
+            hint="Make the ---/+++ paths name file_path (a/ and b/ prefixes are fine), or leave the header out.",
+        )
+
+
+def _create(ws: Workspace, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
+    if os.path.lexists(real):
+        raise ToolError(
+            ErrorCode.PATCH_FAILED,
+            f"the patch creates {shown} (it starts from /dev/null), but {shown} already exists",
+            hint="Read the file and send a patch against its current content (--- a/path), or use write_file.",
+        )
+    text = created_text(parsed)
+    ws.write_text(user_path, text)
+    count = len(split_lines(text))
+    return ToolResult.ok(edited_regions(text, [(1, count)]), f"Created {shown} ({count} lines).", created=True)
+
+
+def _patched_message(patched: Patched, shown: str) -> str:
+    count = len(patched.placements)
+    notes = []
+    for p in sorted(patched.placements, key=lambda p: p.hunk.number):
+        if p.index != p.stated and p.hunk.old:
+            notes.append(f"hunk {p.hunk.number} found at line {p.index + 1}, not {p.stated + 1}")
+        if p.tolerant:
+            notes.append(f"hunk {p.hunk.number} matched ignoring whitespace")
+    extra = f" ({'; '.join(notes)})" if notes else ""
+    return f"Patched {shown}: {count} hunk{'' if count == 1 else 's'} applied{extra}."

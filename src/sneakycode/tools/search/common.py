@@ -1,0 +1,69 @@
+"""What a search asks of a backend and what a backend hands back; ripgrep and the fallback speak this.
+
+A grep runs in two steps. `count` finds every matching file with its number of matching lines (paths
+relative to the workspace root); search.py filters them by `file_pattern`, sorts them and picks the few
+that will be shown; `lines` then fetches the matching lines of just those files. Counting is cheap for
+ripgrep, the expensive JSON is produced for the shown files only, and every count is exact. Filtering,
+sorting, limits and wording happen once, in search.py and search_render.py, so both backends give the
+same answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.search.globs import Narrowing
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    text: str  # without its line break
+    is_match: bool
+    match_start: int  # character offset of the first match (0 for context lines)
+
+
+@dataclass(frozen=True)
+class FileHits:
+    path: str  # relative to the workspace root, with `/`
+    matched_lines: int  # 1 when the request asked for the first match only
+
+
+@dataclass(frozen=True)
+class GrepRequest:
+    pattern: str
+    roots: tuple[str, ...]  # relative to the workspace root; "." is the root
+    narrowing: Narrowing
+    fixed_strings: bool = False
+    case_insensitive: bool = False
+    context_lines: int = 0
+    first_match_only: bool = False  # count: stop at the first match of each file
+    line_limit: int = 100  # lines: most matches fetched per file
+    include_ignored: bool = False
+    max_filesize: int = 1_048_576  # larger files are skipped unless named as the path (search.py checks hits)
+
+
+@dataclass(frozen=True)
+class GrepReport:
+    files: list[FileHits]
+    complete: bool  # False when the backend's output overflowed and later files are missing
+
+
+@dataclass(frozen=True)
+class FindRequest:
+    roots: tuple[str, ...]
+    narrowing: Narrowing
+    include_ignored: bool = False
+    max_filesize: int | None = None  # set when counting the files a grep would search
+
+
+def invalid_pattern(pattern: str, message: str, position: int | None = None) -> ToolError:
+    """invalid_pattern with the engine's message, and a caret under the position when there is one."""
+    where = f" (at position {position})" if position is not None else ""
+    detail = f"  {pattern}\n  {' ' * position}^" if position is not None and "\n" not in pattern else ""
+    return ToolError(
+        ErrorCode.INVALID_PATTERN,
+        f"the pattern {pattern!r} is not a valid regex: {message}{where}",
+        detail=detail,
+    )

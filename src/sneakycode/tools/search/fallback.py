@@ -1,0 +1,149 @@
+"""The pure-Python search used when no `rg` binary exists: same files, same matches, same counts.
+
+Files come from walk.py (ripgrep's traversal and ignore rules); patterns are translated from ripgrep's
+syntax by rust_regex.py. Like ripgrep, a file with a NUL byte is binary and skipped, UTF-16 with a BOM is
+decoded, a UTF-8 BOM is dropped, and matching is per line with `\\r\\n` treated as a line end. A whole-file
+search first rules out the (many) files without a match, so only matching files are split into lines.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import warnings
+from pathlib import Path
+
+from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line, invalid_pattern
+from sneakycode.tools.search.globs import Narrowing, names_regex
+from sneakycode.tools.search.rust_regex import RegexSyntaxError, translate
+from sneakycode.tools.search.walk import WalkOptions, walk_files
+
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+_CANCEL_EVERY = 256
+
+
+def compile_pattern(request: GrepRequest) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """The per-line regex, and the whole-file pre-check (None when the pattern is anchored to lines)."""
+    flags = re.IGNORECASE if request.case_insensitive else 0
+    if request.fixed_strings:
+        python, anchored = re.escape(request.pattern), False
+    else:
+        try:
+            translation = translate(request.pattern, ignore_case=request.case_insensitive)
+        except RegexSyntaxError as exc:
+            raise invalid_pattern(request.pattern, exc.message, exc.position) from None
+        python, anchored = translation.python, translation.line_anchored
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            per_line = re.compile(python, flags)
+            whole = None if anchored else re.compile(python, flags | re.MULTILINE)
+    except re.error as exc:
+        raise invalid_pattern(request.pattern, exc.msg, None) from None
+    return per_line, whole
+
+
+def _options(narrowing: Narrowing, include_ignored: bool, max_filesize: int | None) -> WalkOptions:
+    return WalkOptions(
+        include_ignored=include_ignored,
+        max_depth=narrowing.max_depth,
+        include_names=names_regex(narrowing.include_names) if narrowing.include_names is not None else None,
+        exclude_names=names_regex(narrowing.exclude_names),
+        max_filesize=max_filesize,
+    )
+
+
+def decode(data: bytes) -> str | None:
+    """The text ripgrep would search, or None for a binary file."""
+    for mark, encoding in _UTF16_BOMS.items():
+        if data.startswith(mark):
+            text = data[len(mark) :].decode(encoding, errors="replace")
+            return None if "\x00" in text else text
+    if b"\x00" in data:
+        return None
+    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as ripgrep numbers them: a final line break ends the last line, it does not start another."""
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines
+
+
+def search_text(text: str, per_line: re.Pattern[str], limit: int, context: int) -> tuple[list[Line], int]:
+    """Matching lines (with `context` lines around them) of one text, up to `limit` matches, and how many
+    lines matched."""
+    lines = split_lines(text)
+    found: list[tuple[int, int]] = []
+    for index, line in enumerate(lines):
+        match = per_line.search(line)
+        if match:
+            found.append((index, match.start()))
+            if len(found) >= limit:
+                break
+    starts = dict(found)
+    shown: set[int] = set()
+    for index, _ in found:
+        shown.update(range(max(0, index - context), min(len(lines), index + context + 1)))
+    return [
+        Line(index + 1, lines[index].removesuffix("\r"), index in starts, starts.get(index, 0))
+        for index in sorted(shown)
+    ], len(found)
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            return decode(fh.read())
+    except OSError:
+        return None
+
+
+def count(request: GrepRequest, *, cwd: Path, cancel: threading.Event) -> GrepReport:
+    """Every file with a match and its number of matching lines, as ripgrep's --count gives them."""
+    per_line, whole = compile_pattern(request)
+    options = _options(request.narrowing, request.include_ignored, request.max_filesize)
+    files: list[FileHits] = []
+    for index, (relative, absolute) in enumerate(walk_files(str(cwd), list(request.roots), options)):
+        if index % _CANCEL_EVERY == 0 and cancel.is_set():
+            raise ToolError(ErrorCode.CANCELLED, "the search was cancelled")
+        text = _read_text(absolute)
+        if text is None or (whole is not None and not whole.search(text)):
+            continue
+        lines = split_lines(text)
+        matched = (
+            any(per_line.search(line) for line in lines)
+            if request.first_match_only
+            else sum(1 for line in lines if per_line.search(line))
+        )
+        if matched:
+            files.append(FileHits(relative, int(matched)))
+    return GrepReport(files, complete=True)
+
+
+def lines(request: GrepRequest, paths: list[str], *, cwd: Path, cancel: threading.Event) -> dict[str, list[Line]]:
+    """The matching lines (and context) of the given files, by path."""
+    per_line, _ = compile_pattern(request)
+    found: dict[str, list[Line]] = {}
+    for path in paths:
+        if cancel.is_set():
+            raise ToolError(ErrorCode.CANCELLED, "the search was cancelled")
+        text = _read_text(str(cwd / path))
+        if text is not None:
+            shown, matched = search_text(text, per_line, request.line_limit, request.context_lines)
+            if matched:
+                found[path] = shown
+    return found
+
+
+def find(request: FindRequest, *, cwd: Path, cancel: threading.Event) -> list[str]:
+    options = _options(request.narrowing, request.include_ignored, request.max_filesize)
+    found: list[str] = []
+    for count, (relative, _) in enumerate(walk_files(str(cwd), list(request.roots), options)):
+        if count % _CANCEL_EVERY == 0 and cancel.is_set():
+            raise ToolError(ErrorCode.CANCELLED, "the search was cancelled")
+        found.append(relative)
+    return found

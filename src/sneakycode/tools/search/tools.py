@@ -1,0 +1,304 @@
+"""grep_files and find_files: ripgrep when it is installed, the pure-Python fallback otherwise.
+
+This module resolves the path, turns `file_pattern` into the narrowing both backends apply, keeps only
+the hits the pattern really matches, sorts them by path and hands them to search_render. The backends
+differ only in how they find hits; the fallback is imported when it is needed, so startup stays small.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+
+from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.search import ripgrep
+from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line
+from sneakycode.tools.search.globs import EVERYTHING, FileFilter, GlobError, Narrowing, RootStatus
+from sneakycode.tools.search.render import (
+    Budget,
+    content_lines,
+    left_out_notice,
+    listed_lines,
+    path_key,
+    plural,
+)
+from sneakycode.workspace.files import Workspace
+
+_NOTICE_RESERVE = 600
+IGNORED_HINT = "Files ignored by .gitignore/.ignore were skipped; set include_ignored to search them too."
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where a search looks: `base` is the search folder relative to the workspace root ("" for the root),
+    `roots` what the backends walk, and `file_filter` the exact test on paths relative to `base`."""
+
+    base: str
+    roots: tuple[str, ...]
+    narrowing: Narrowing
+    file_filter: FileFilter | None
+    single_file: bool = False
+
+    def keeps(self, path: str) -> bool:
+        if self.file_filter is None:
+            return True
+        relative = path.rsplit("/", 1)[-1] if self.single_file else path[len(self.base) + 1 :] if self.base else path
+        return self.file_filter.matches(relative)
+
+
+def parse_filter(text: str | None, field: str) -> FileFilter | None:
+    if text is None or not text.strip():
+        return None
+    try:
+        return FileFilter.parse(text)
+    except GlobError as exc:
+        raise ToolError(
+            ErrorCode.INVALID_PATTERN,
+            f"{field} {text!r} is not a valid glob: {exc}",
+            hint="Use globs like *.py, src/**/*.ts or !*_test.go, separated by spaces.",
+        ) from None
+
+
+def _join(base: str, relative: str) -> str:
+    return "/".join(part for part in (base, relative) if part) or "."
+
+
+def build_scope(ws: Workspace, target: Path, file_filter: FileFilter | None) -> Scope:
+    shown = ws.display(target)
+    base = "" if shown == "." else shown
+    if target.is_file():
+        parent = ws.display(target.parent)
+        return Scope("" if parent == "." else parent, (shown,), EVERYTHING, file_filter, single_file=True)
+    if not target.is_dir():
+        raise ToolError(ErrorCode.IO_ERROR, f"{shown!r} is neither a regular file nor a folder")
+
+    def status(prefix: str) -> RootStatus:
+        lexical = target / prefix
+        if not os.path.lexists(lexical):
+            return "missing"
+        try:
+            real = ws.resolve(str(lexical))
+        except ToolError:
+            return "unsafe"
+        if real != lexical:
+            return "unsafe"
+        return "dir" if real.is_dir() else "missing"
+
+    narrowing = file_filter.narrowing(status) if file_filter else EVERYTHING
+    return Scope(base, tuple(_join(base, root) for root in narrowing.roots), narrowing, file_filter)
+
+
+class GrepFilesArgs(ToolArgs):
+    """Field descriptions are left to the tool description: the schema goes out with every request."""
+
+    pattern: str = Field(min_length=1)
+    path: str = "."
+    file_pattern: str | None = None
+    case_insensitive: bool = False
+    fixed_strings: bool = False
+    context_lines: int = Field(0, ge=0, le=10)
+    max_results: int = Field(100, ge=1, le=5000)
+    output_mode: Literal["content", "files_with_matches", "count"] = "content"
+    include_ignored: bool = False
+
+
+@tool(name="grep_files", tier=Tier.AUTO, read_only=True)
+def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
+    """Regex search (ripgrep syntax) of file contents in `path`, a folder or file; prints path:line:text.
+    file_pattern: space-separated globs on paths below `path` (`*.py`, `src/**/*.ts`, `!*_test.go`).
+    Skips .git, binary and .gitignored files unless include_ignored."""
+    ws = ctx.workspace
+    target = ws.resolve(args.path, must_exist=True)
+    if "\n" in args.pattern or "\r" in args.pattern:
+        raise ToolError(
+            ErrorCode.INVALID_PATTERN,
+            "the pattern contains a line break, but grep_files matches within single lines",
+            hint="Search for one line of the text at a time.",
+        )
+    scope = build_scope(ws, target, parse_filter(args.file_pattern, "file_pattern"))
+    content = args.output_mode == "content"
+    request = GrepRequest(
+        pattern=args.pattern,
+        roots=scope.roots,
+        narrowing=scope.narrowing,
+        fixed_strings=args.fixed_strings,
+        case_insensitive=args.case_insensitive,
+        context_lines=args.context_lines if content else 0,
+        first_match_only=args.output_mode == "files_with_matches",
+        line_limit=args.max_results if content else 1,
+        include_ignored=args.include_ignored,
+        max_filesize=ctx.settings.max_file_size_bytes,
+    )
+    engine = backend(ctx)
+    report = engine.count(request) if scope.roots else GrepReport([], complete=True)
+    hits = sorted((hit for hit in report.files if scope.keeps(hit.path)), key=lambda hit: path_key(hit.path))
+    if not scope.single_file:
+        root = str(ws.root)
+        hits = [hit for hit in hits if _size(os.path.join(root, hit.path)) <= request.max_filesize]
+    by_path: dict[str, list[Line]] = {}
+    if content or scope.single_file:
+        # Counting cannot tell a binary file named as `path` from text; fetching its lines can.
+        chosen = pick_files(hits, args.max_results)
+        by_path = engine.lines(request, chosen)
+        hits = [hit for hit in hits if hit.path in by_path or hit.path not in chosen]
+    if not hits:
+        return no_matches(args, scope, request, engine, ws.display(target))
+    budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
+    total = sum(hit.matched_lines for hit in hits)
+    if content:
+        shown = content_lines(hits, by_path, args.max_results, args.context_lines, budget)
+        lines, shown_count, shown_files = shown.lines, shown.matches, shown.files
+        unit, shown_total = "matching lines", total
+    else:
+        counted = args.output_mode == "count"
+        entries = [f"{hit.path}:{hit.matched_lines}" if counted else hit.path for hit in hits]
+        lines = listed_lines(entries, args.max_results, budget)
+        shown_count = shown_files = len(lines)
+        unit, shown_total = "files", len(hits)
+    cut = shown_count < shown_total or shown_files < len(hits) or budget.exhausted
+    if cut or not report.complete:
+        message = left_out_notice(
+            shown=shown_count,
+            total=shown_total,
+            unit=unit,
+            shown_files=shown_files,
+            files=len(hits),
+            lower_bound=not report.complete,
+            budget=budget,
+        )
+    elif args.output_mode == "files_with_matches":
+        message = f"{plural(len(hits), 'file')} match."
+    else:
+        message = f"{plural(total, 'matching line')} in {plural(len(hits), 'file')}."
+    return ToolResult.ok(
+        "\n".join(lines), message, matches=total, files=len(hits), shown=shown_count, truncated=cut,
+        backend=engine.name,
+    )
+
+
+def pick_files(hits: list[FileHits], max_results: int) -> list[str]:
+    """The first files (in display order) that together hold max_results matching lines."""
+    chosen: list[str] = []
+    lines = 0
+    for hit in hits:
+        if lines >= max_results:
+            break
+        chosen.append(hit.path)
+        lines += hit.matched_lines
+    return chosen
+
+
+def no_matches(args: GrepFilesArgs, scope: Scope, request: GrepRequest, engine: Backend, where: str) -> ToolResult:
+    searched = count_searched(scope, request, engine)
+    filtered = f" matching file_pattern {args.file_pattern!r}" if scope.file_filter else ""
+    message = f"No matches for {args.pattern!r} in {where}{filtered} ({plural(searched, 'file')} searched)."
+    if not args.include_ignored and not scope.single_file:
+        message += " " + IGNORED_HINT
+    return ToolResult.ok(message=message, matches=0, files=0, backend=engine.name)
+
+
+@dataclass(frozen=True)
+class Backend:
+    """The search engine of this call: ripgrep when it is installed, else the pure-Python fallback."""
+
+    name: str
+    count: Callable[[GrepRequest], GrepReport]
+    lines: Callable[[GrepRequest, list[str]], dict[str, list[Line]]]
+    find: Callable[[FindRequest], list[str]]
+
+
+def backend(ctx: ToolContext) -> Backend:
+    cwd, cancel = ctx.workspace.root, ctx.cancel
+    rg = ripgrep.locate_rg()
+    if rg is not None:
+        return Backend(
+            "ripgrep",
+            lambda request: ripgrep.count(rg, request, cwd=cwd, cancel=cancel),
+            lambda request, paths: ripgrep.lines(rg, request, paths, cwd=cwd, cancel=cancel),
+            lambda request: ripgrep.find(rg, request, cwd=cwd, cancel=cancel),
+        )
+    from sneakycode.tools.search import fallback as fallback
+
+    return Backend(
+        "python",
+        lambda request: fallback.count(request, cwd=cwd, cancel=cancel),
+        lambda request, paths: fallback.lines(request, paths, cwd=cwd, cancel=cancel),
+        lambda request: fallback.find(request, cwd=cwd, cancel=cancel),
+    )
+
+
+def count_searched(scope: Scope, request: GrepRequest, engine: Backend) -> int:
+    """How many files a grep searched; only asked when nothing matched, so the extra listing is cheap."""
+    if not scope.roots:
+        return 0
+    listing = FindRequest(scope.roots, scope.narrowing, request.include_ignored, request.max_filesize)
+    return sum(1 for path in engine.find(listing) if scope.keeps(path))
+
+
+class FindFilesArgs(ToolArgs):
+    """Field descriptions are left to the tool description: the schema goes out with every request."""
+
+    pattern: str = Field(min_length=1)
+    path: str = "."
+    sort: Literal["path", "mtime"] = "path"
+    max_results: int = Field(200, ge=1, le=5000)
+    include_ignored: bool = False
+
+
+@tool(name="find_files", tier=Tier.AUTO, read_only=True)
+def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
+    """Find files by space-separated globs on their path below folder `path`: `*.py` (any depth),
+    `src/**/test_*.py`, `!glob` excludes. Skips .git and .gitignored files unless include_ignored."""
+    ws = ctx.workspace
+    target = ws.resolve(args.path, must_exist=True)
+    if not target.is_dir():
+        raise ToolError(
+            ErrorCode.NOT_A_DIRECTORY,
+            f"{args.path!r} is a file; find_files searches a folder",
+            hint="Give the folder to search as path, or use read_file on this file.",
+        )
+    file_filter = parse_filter(args.pattern, "pattern")
+    scope = build_scope(ws, target, file_filter)
+    engine = backend(ctx)
+    found = engine.find(FindRequest(scope.roots, scope.narrowing, args.include_ignored)) if scope.roots else []
+    paths = [path for path in found if scope.keeps(path)]
+    if args.sort == "mtime":
+        paths.sort(key=lambda path: (-_mtime(ws.root / path), path_key(path)))
+    else:
+        paths.sort(key=path_key)
+    where = ws.display(target)
+    if not paths:
+        message = f"No files match {args.pattern!r} in {where}."
+        if not args.include_ignored:
+            message += " " + IGNORED_HINT.replace("search", "list")
+        return ToolResult.ok(message=message, files=0, backend=engine.name)
+    budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
+    lines = listed_lines(paths, args.max_results, budget)
+    if len(lines) < len(paths):
+        message = (
+            f"[Showing {len(lines):,} of {len(paths):,} files; {len(paths) - len(lines):,} more left out. "
+            "Narrow the pattern or the path.]"
+        )
+    else:
+        message = f"{plural(len(paths), 'file')}."
+    return ToolResult.ok("\n".join(lines), message, files=len(paths), shown=len(lines), backend=engine.name)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.lstat(path).st_size
+    except OSError:
+        return 0
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat(follow_symlinks=False).st_mtime
+    except OSError:
+        return 0.0

@@ -1,0 +1,235 @@
+"""The fallback's tree walk: the files ripgrep would visit, decided by ripgrep's own ignore rules.
+
+Mirrors ripgrep 14 (its `ignore` crate) run with the flags ripgrep.py passes: hidden files are visited,
+anything named `.git` never is, symbolic links are not followed, files over a size limit are skipped.
+Ignore files come in four kinds, consulted in this order: `.rgignore`, `.ignore`, `.gitignore`,
+`.git/info/exclude`. Within a kind the deepest folder that has a matching pattern decides (the last
+matching line of its file wins, `!` re-includes). Each pattern is matched against the entry's own path
+relative to the ignore file's folder; an ignored folder is not entered. The last two kinds apply only
+inside a git repository (a folder holding `.git`) and stop at its root. Ignore files in the parent folders
+of the search root count too, and a root named explicitly is searched even when ignored.
+
+pathspec is not used: it also matches a path through its parent folders, so the common idiom
+`*` / `!*/` / `!*.py` gives a different answer than git and ripgrep.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sneakycode.tools.search.globs import GlobError, expand_braces, glob_to_regex
+
+IGNORE_KINDS = (".rgignore", ".ignore", ".gitignore")
+
+
+@dataclass(frozen=True)
+class Rule:
+    regex: re.Pattern[str]
+    whitelist: bool
+    only_dir: bool
+
+
+def parse_ignore_line(line: str) -> Rule | None:
+    """One line of an ignore file as ripgrep reads it, or None for blanks, comments and invalid globs."""
+    if line.startswith("#"):
+        return None
+    if not line.endswith("\\ "):
+        line = line.rstrip()
+    if not line:
+        return None
+    whitelist = absolute = False
+    if line.startswith(("\\!", "\\#")):
+        line = line[1:]
+        absolute = line.startswith("/")
+    else:
+        if line.startswith("!"):
+            whitelist, line = True, line[1:]
+        if line.startswith("/"):
+            absolute, line = True, line[1:]
+    only_dir = line.endswith("/")
+    if only_dir:
+        line = line[:-1].removesuffix("\\")
+    glob = line
+    if not absolute and "/" not in glob and glob != "**" and not glob.startswith("**/"):
+        glob = "**/" + glob
+    if glob.endswith("/**"):
+        glob += "/*"
+    try:
+        regex = "|".join(f"(?:{glob_to_regex(g)})" for g in expand_braces(glob))
+    except GlobError:
+        return None
+    return Rule(re.compile(regex), whitelist, only_dir)
+
+
+class RuleSet:
+    """The rules of one ignore file, anchored at its folder."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = rules
+        self.any = re.compile("|".join(f"(?:{rule.regex.pattern})" for rule in rules))
+
+    def verdict(self, relative: str, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included, None: no pattern matches."""
+        if not self.any.fullmatch(relative):
+            return None
+        for rule in reversed(self.rules):
+            if (is_dir or not rule.only_dir) and rule.regex.fullmatch(relative):
+                return not rule.whitelist
+        return None
+
+
+def _read_rules(path: str) -> RuleSet | None:
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+    rules = [rule for line in text.removeprefix("\ufeff").split("\n") if (rule := parse_ignore_line(line))]
+    return RuleSet(rules) if rules else None
+
+
+def _git_exclude_path(folder: str) -> str | None:
+    dot_git = os.path.join(folder, ".git")
+    if os.path.isdir(dot_git):
+        return os.path.join(dot_git, "info", "exclude")
+    try:
+        with open(dot_git, encoding="utf-8") as fh:
+            first = fh.readline().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    git_dir = os.path.join(folder, first[len("gitdir:") :].strip())
+    try:
+        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
+            git_dir = os.path.join(git_dir, fh.read().strip())
+    except (OSError, UnicodeDecodeError):
+        pass
+    return os.path.join(git_dir, "info", "exclude")
+
+
+@dataclass(frozen=True)
+class Level:
+    """The ignore files of one folder: (.rgignore, .ignore, .gitignore, info/exclude) and whether it holds .git."""
+
+    folder: str
+    sets: tuple[RuleSet | None, RuleSet | None, RuleSet | None, RuleSet | None]
+    has_git: bool
+
+    @classmethod
+    def load(cls, folder: str) -> Level:
+        custom, ignore, git = (_read_rules(os.path.join(folder, name)) for name in IGNORE_KINDS)
+        exclude_path = _git_exclude_path(folder)
+        exclude = _read_rules(exclude_path) if exclude_path else None
+        return cls(folder, (custom, ignore, git, exclude), os.path.exists(os.path.join(folder, ".git")))
+
+    @property
+    def matters(self) -> bool:
+        return self.has_git or any(self.sets)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """The levels that apply inside one folder, outermost first."""
+
+    levels: tuple[Level, ...] = ()
+    any_git: bool = False
+
+    def descend(self, folder: str) -> Chain:
+        level = Level.load(folder)
+        if not level.matters:
+            return self
+        return Chain((*self.levels, level), self.any_git or level.has_git)
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        verdicts: list[bool | None] = [None, None, None, None]
+        saw_git = False
+        for level in reversed(self.levels):
+            relative = path[len(level.folder) + 1 :] if level.folder != "/" else path[1:]
+            for kind, rules in enumerate(level.sets):
+                if rules is None or verdicts[kind] is not None:
+                    continue
+                if kind >= 2 and (not self.any_git or saw_git):
+                    continue
+                verdicts[kind] = rules.verdict(relative, is_dir)
+            saw_git = saw_git or level.has_git
+        return next((v for v in verdicts if v is not None), False)
+
+    @classmethod
+    def above(cls, folder: str) -> Chain:
+        """The chain for the children of `folder`: its parents' ignore files and its own."""
+        chain = cls()
+        parents: list[str] = []
+        current = folder
+        while True:
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            parents.append(parent)
+            current = parent
+        for parent in reversed(parents):
+            chain = chain.descend(parent)
+        return chain.descend(folder)
+
+
+@dataclass(frozen=True)
+class WalkOptions:
+    include_ignored: bool = False
+    max_depth: int | None = None
+    include_names: re.Pattern[str] | None = None
+    exclude_names: re.Pattern[str] | None = None
+    max_filesize: int | None = None
+
+
+def walk_files(cwd: str, roots: list[str], options: WalkOptions) -> Iterator[tuple[str, str]]:
+    """(path relative to cwd, absolute path) of every file ripgrep would search under `roots` (relative
+    to cwd; a root that is a file is yielded as it is)."""
+    for root in roots:
+        top = os.path.normpath(os.path.join(cwd, root))
+        shown = "" if root in ("", ".") else root.rstrip("/") + "/"
+        if not os.path.isdir(top):
+            if os.path.isfile(top):
+                yield root, top
+            continue
+        chain = Chain() if options.include_ignored else Chain.above(top)
+        stack: list[tuple[str, str, Chain, int]] = [(top, shown, chain, 1)]
+        while stack:
+            folder, prefix, chain, depth = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if entry.name == ".git" or entry.is_symlink():
+                    continue
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                except OSError:
+                    continue
+                if is_dir:
+                    if options.max_depth is not None and depth >= options.max_depth:
+                        continue
+                    if chain.levels and chain.ignored(entry.path, True):
+                        continue
+                    inner = chain if options.include_ignored else chain.descend(entry.path)
+                    stack.append((entry.path, prefix + entry.name + "/", inner, depth + 1))
+                elif entry.is_file(follow_symlinks=False) and _wanted_file(entry, chain, options):
+                    yield prefix + entry.name, entry.path
+
+
+def _wanted_file(entry: os.DirEntry[str], chain: Chain, options: WalkOptions) -> bool:
+    if chain.levels and chain.ignored(entry.path, False):
+        return False
+    if options.include_names is not None and not options.include_names.fullmatch(entry.name):
+        return False
+    if options.exclude_names is not None and options.exclude_names.fullmatch(entry.name):
+        return False
+    if options.max_filesize is not None:
+        try:
+            return entry.stat(follow_symlinks=False).st_size <= options.max_filesize
+        except OSError:
+            return False
+    return True

@@ -1,0 +1,113 @@
+"""The interactive session in a real pseudo-terminal (pexpect) against the scripted model server."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pexpect
+
+from sneakycode.testing.server import ScriptedServer
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+PROMPT_READY = "\x1b[?2004h"  # prompt_toolkit turns bracketed paste on once it is reading input
+
+
+def wait_for_prompt(child: pexpect.spawn) -> None:
+    child.expect_exact(PROMPT_READY)
+
+
+def spawn(ws: Path, server: ScriptedServer, *flags: str) -> pexpect.spawn:
+    env = {**os.environ, "SNEAKYCODE_RETRY_BACKOFF": "0.01", "TERM": "xterm", "NO_COLOR": "1"}
+    return pexpect.spawn(
+        sys.executable,
+        ["-m", "sneakycode.cli.main", "--workspace", str(ws), "--base-url", server.base_url, "--model", "m", *flags],
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(50, 160),
+    )
+
+
+EDIT_SCRIPT = {
+    "steps": [
+        call("read_file", file_path="app.py"),
+        call("str_replace", file_path="app.py", old_str="x = 1", new_str="x = 2"),
+        call("finish", message="Changed x to 2."),
+    ]
+}
+
+
+def test_approved_edit_changes_the_file_and_undo_reverts_it(ws: Path) -> None:
+    (ws / "app.py").write_text("x = 1\n")
+    with ScriptedServer(EDIT_SCRIPT) as server:
+        child = spawn(ws, server)
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("set x to 2")
+        child.expect("Allow str_replace")
+        child.expect("for this session >")
+        child.sendline("y")
+        child.expect("Changed x to 2.")
+        child.expect("tool call")
+        wait_for_prompt(child)
+        assert (ws / "app.py").read_text() == "x = 2\n"
+        child.sendline("/undo")
+        child.expect("Undid 1 change")
+        wait_for_prompt(child)
+        assert (ws / "app.py").read_text() == "x = 1\n"
+        child.sendcontrol("d")
+        child.expect("saved")
+        child.expect(pexpect.EOF)
+
+
+def test_declined_edit_leaves_the_file_and_tells_the_model(ws: Path) -> None:
+    (ws / "app.py").write_text("x = 1\n")
+    with ScriptedServer(EDIT_SCRIPT) as server:
+        child = spawn(ws, server)
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("set x to 2")
+        child.expect("for this session >")
+        child.sendline("n")
+        child.expect("Changed x to 2.")
+        wait_for_prompt(child)
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+        tool_messages = [m for m in server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert (ws / "app.py").read_text() == "x = 1\n"
+    assert "rejected_by_user" in tool_messages[-1]["content"]
+
+
+def test_plan_mode_set_by_slash_command_refuses_edits_without_asking(ws: Path) -> None:
+    (ws / "app.py").write_text("x = 1\n")
+    with ScriptedServer(EDIT_SCRIPT) as server:
+        child = spawn(ws, server)
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("/mode plan")
+        child.expect("mode set to plan")
+        wait_for_prompt(child)
+        child.sendline("set x to 2")
+        child.expect("Changed x to 2.")
+        wait_for_prompt(child)
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+        output = child.before or ""
+    assert "Allow str_replace" not in output
+    assert (ws / "app.py").read_text() == "x = 1\n"
+
+
+def test_missing_model_configuration_explains_how_to_set_one_up(ws: Path) -> None:
+    child = pexpect.spawn(sys.executable, ["-m", "sneakycode.cli.main", "--workspace", str(ws)],
+                          env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=30)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "GROQ_API_KEY" in (child.before or "")
