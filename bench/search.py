@@ -163,14 +163,14 @@ def our_counts(case: GrepCase, tree: Path, env: dict[str, str]) -> dict[str, int
 def in_process(tool: str, args: dict[str, object], tree: Path) -> Callable[[], float]:
     """One call of the tool inside this process, as the agent calls it (no interpreter start-up)."""
     from sneakycode.config import load_settings
+    from sneakycode.permissions.gate import Gate
     from sneakycode.tools.context import open_tool_context
-    from sneakycode.tools.registry import execute
 
     ctx = open_tool_context(load_settings(tree))
 
     def call() -> float:
         start = time.perf_counter()
-        result = execute(tool, args, ctx)
+        result = Gate(ctx).run_direct(tool, args)
         assert result.success, result.render()
         return time.perf_counter() - start
 

@@ -23,11 +23,11 @@ from pathlib import Path
 
 from _cli_env import prepare_cli_env
 from sneakycode.config import load_settings
+from sneakycode.permissions.gate import Gate
+from sneakycode.process.environment import shell_argv
 from sneakycode.process.sandbox import SandboxProbe, bwrap_argv, probe
-from sneakycode.process.supervise import shell_argv
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
-from sneakycode.tools.registry import execute
 
 COMMANDS = ("true", "echo hi")
 IN_PROCESS_RUNS = 60
@@ -61,7 +61,7 @@ def ways_to_run(
         wrapped = bwrap_argv(argv, bwrap=sandbox.bwrap, workspace=ws, cwd=ws, network=True)
         ways.append(("direct in bwrap", partial(subprocess.run, wrapped, **quiet), IN_PROCESS_RUNS))
     for mode, ctx in contexts.items():
-        call = partial(execute, "run_command", {"command": command}, ctx)
+        call = partial(Gate(ctx).run_direct, "run_command", {"command": command})
         ways.append((f"run_command, sandbox {mode}", call, IN_PROCESS_RUNS))
     for mode in contexts:
         cli = [sys.executable, "-m", "sneakycode.cli.main", "tool", "run_command", json.dumps({"command": command})]

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from sneakycode.config import load_settings
+from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ToolContext, ToolResult
 from sneakycode.tools.context import open_tool_context
-from sneakycode.tools.registry import execute
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +53,7 @@ def ctx(ws: Path) -> ToolContext:
 
 def call(ctx: ToolContext, name: str, **args: Any) -> ToolResult:
     """Run a tool the way the model would (JSON arguments through the registry)."""
-    return execute(name, json.dumps(args), ctx)
+    return Gate(ctx).run_direct(name, json.dumps(args))
 
 
 @dataclass

@@ -12,6 +12,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -19,7 +20,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sneakycode.errors import ConfigError
 
-PermissionMode = Literal["default", "auto-edit", "plan", "yolo"]
+
+class PermissionMode(StrEnum):
+    """How much runs without asking: every command line, flag and rule names these values."""
+
+    DEFAULT = "default"  # ask for edits and commands
+    AUTO_EDIT = "auto-edit"  # approve file edits, ask for commands
+    PLAN = "plan"  # only the auto-approved (read-only) tools run
+    YOLO = "yolo"  # approve every call no deny rule blocks
+
 ENV_PREFIX = "SNEAKYCODE_"
 PROJECT_CONFIG = Path(".sneakycode") / "config.toml"
 ACCUMULATING_KEYS = frozenset(
@@ -60,7 +69,7 @@ class ToolsSettings(_Strict):
 
 class PermissionSettings(_Strict):
     mode: PermissionMode = Field(
-        "default",
+        PermissionMode.DEFAULT,
         description="default (ask for edits and commands), auto-edit (approve edits), plan (read only), yolo.",
     )
     allow: list[str] = Field(default_factory=list, description="Rules `TOOL` or `TOOL(PATTERN)` approved.")

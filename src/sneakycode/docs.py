@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import Any, Literal, get_args, get_origin
 
@@ -59,8 +60,8 @@ def type_name(annotation: Any) -> str:
         return " or ".join(type_name(arg) for arg in inner) + " or unset"
     if get_origin(annotation) is list:
         return f"list of {type_name(args[0])}"
-    if isinstance(annotation, type) and issubclass(annotation, str) and hasattr(annotation, "__members__"):
-        return " or ".join(json.dumps(str(member)) for member in annotation)
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return " or ".join(json.dumps(member.value) for member in annotation)
     return getattr(annotation, "__name__", str(annotation))
 
 

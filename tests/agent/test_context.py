@@ -12,8 +12,8 @@ from sneakycode.agent.context import (
     ELIDED_MARK,
     SUMMARY_MARK,
     ContextManager,
-    estimate_tokens,
-    estimate_total,
+    estimate_history_tokens,
+    estimate_message_tokens,
     repair_history,
 )
 from sneakycode.agent.prompts import BASE_PROMPT, build_system_prompt
@@ -67,10 +67,10 @@ def big_files(ws: Path) -> list[str]:
 
 
 def test_estimates_grow_with_content_and_count_tool_calls() -> None:
-    small = estimate_tokens({"role": "user", "content": "hi"})
-    big = estimate_tokens({"role": "user", "content": "x" * 3000})
+    small = estimate_message_tokens({"role": "user", "content": "hi"})
+    big = estimate_message_tokens({"role": "user", "content": "x" * 3000})
     calls = [{"function": {"name": "read_file", "arguments": "x" * 300}}]
-    with_call = estimate_tokens({"role": "assistant", "content": "", "tool_calls": calls})
+    with_call = estimate_message_tokens({"role": "assistant", "content": "", "tool_calls": calls})
     assert small < with_call < big
     assert big >= 1000  # errs high: 3 characters per token
 
@@ -88,21 +88,21 @@ def test_old_tool_outputs_are_elided_first_with_a_note_saying_how_to_get_them_ba
 ) -> None:
     history = History(ctx)
     ids = [history.call("read_file", file_path=name) for name in big_files]
-    window = estimate_total(history.messages) + 200
+    window = estimate_history_tokens(history.messages) + 200
     model = summary_model()
     report = ContextManager(window, ctx.workspace).compact(history.messages, 0, model)
     assert report is not None and report.elided and model.requests == []
     first = history.content_of(ids[0])
     assert first.startswith(ELIDED_MARK) and big_files[0] in first and "Call read_file again" in first
     assert "value_3_399" in history.content_of(ids[-1]), "the newest result (not yet seen) stays whole"
-    assert estimate_total(history.messages) <= window * 0.5
+    assert estimate_history_tokens(history.messages) <= window * 0.5
 
 
 def test_an_elided_read_must_be_read_again_before_editing(ctx: ToolContext, big_files: list[str]) -> None:
     history = History(ctx)
     for name in big_files:
         history.call("read_file", file_path=name)
-    report = ContextManager(estimate_total(history.messages) + 200, ctx.workspace).compact(
+    report = ContextManager(estimate_history_tokens(history.messages) + 200, ctx.workspace).compact(
         history.messages, 0, summary_model()
     )
     assert report is not None and big_files[0] in report.forgotten_files
@@ -117,7 +117,7 @@ def test_a_later_read_in_view_keeps_the_file_editable(ctx: ToolContext, big_file
     history.call("read_file", file_path=big_files[1])
     history.call("read_file", file_path=big_files[0], start_line=1, end_line=2)
     history.call("list_dir")
-    report = ContextManager(estimate_total(history.messages) + 100, ctx.workspace).compact(
+    report = ContextManager(estimate_history_tokens(history.messages) + 100, ctx.workspace).compact(
         history.messages, 0, summary_model()
     )
     assert report is not None and big_files[0] not in report.forgotten_files

@@ -257,10 +257,10 @@ def test_a_tool_that_crashes_becomes_an_internal_error_result(
 ) -> None:
     """Regression: an exception escaping a tool must not end the run or leave a call without a result."""
 
-    def broken(name: str, raw: Any, ctx: ToolContext) -> Any:
+    def broken(found: Any, args: Any, ctx: ToolContext) -> Any:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr("sneakycode.agent.loop.execute", broken)
+    monkeypatch.setattr("sneakycode.permissions.gate.run", broken)
     agent, model, _ = make_agent(ctx, [reply(tc("list_dir")), reply(text="Recovered.")])
     result = agent.run_turn("go")
     assert result.status == "answered"
@@ -297,3 +297,27 @@ def test_a_context_length_refusal_compacts_and_retries_once(ctx: ToolContext, ws
     retried = json.dumps(model.requests[-1])
     assert "word word" not in retried and "elided to fit the context window" in retried
     assert any("context is smaller than assumed" in e["message"] for e in events.of("notice"))
+
+
+def test_set_mode_and_clear_are_the_agents_public_controls(ctx: ToolContext, ws: Path) -> None:
+    (ws / "a.txt").write_text("a\n")
+    agent, model, events = make_agent(
+        ctx,
+        [reply(tc("read_file", file_path="a.txt")), reply(text="read"),
+         reply(tc("write_file", file_path="b.txt", content="b")), reply(text="refused"),
+         reply(tc("str_replace", file_path="a.txt", old_str="a", new_str="z")), reply(text="must read first")],
+        approver=Approver(True),
+    )
+    assert agent.mode == "default"
+    agent.run_turn("read a.txt")
+    agent.set_mode("plan")
+    assert agent.mode == "plan"
+    agent.run_turn("write b.txt")
+    assert not (ws / "b.txt").exists()
+    assert events.of("permission")[-1]["rule"] == "mode: plan"
+    agent.set_mode("default")
+    agent.clear()
+    assert [m["role"] for m in agent.history] == ["system"]
+    agent.run_turn("edit a.txt")
+    assert (ws / "a.txt").read_text() == "a\n", "after clear() a file must be read again before an edit"
+    assert model.requests[-2][1] == {"role": "user", "content": "edit a.txt"}

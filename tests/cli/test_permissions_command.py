@@ -130,7 +130,7 @@ def test_tool_command_refuses_a_denied_call_and_runs_one_that_would_ask(ws: Path
     denied = run_cli("tool", "delete_file", '{"file_path": "keep.txt"}', "--workspace", str(ws), "--json")
     row = json.loads(denied.stdout)
     assert denied.code == 1 and row["code"] == "permission_denied"
-    assert row["error"].startswith("deny rule `delete_file` (permissions.deny in ")
+    assert row["error"].startswith("delete_file was not run: deny rule `delete_file` (permissions.deny in ")
     assert ".sneakycode/config.toml) covers every delete_file call" in row["error"]
     assert (ws / "keep.txt").read_text() == "keep\n"
     command = run_cli("tool", "run_command", '{"command": "rm keep.txt"}', "--workspace", str(ws), "--json")

@@ -250,3 +250,20 @@ def test_reasons_name_the_file_variable_or_flag_each_rule_came_from(ws: Path, tm
     )
     edit = decide("write_file", {"file_path": "src/a.py"}, loaded, ws)
     assert edit.decision is Decision.ASK and "(permissions.ask in command-line flags)" in edit.reason
+
+
+def test_a_path_through_a_symlinked_workspace_root_matches_the_same_rules(tmp_path: Path) -> None:
+    """Regression: with allow = ["write_file(src/**)"], src/a.py was allowed but the same file named through
+    a symlinked checkout of the workspace was asked, because rules resolved paths their own way."""
+    real = tmp_path / "real"
+    (real / "src").mkdir(parents=True)
+    alias = tmp_path / "alias"
+    alias.symlink_to(real, target_is_directory=True)
+    config = settings(allow=["write_file(src/**)"], deny=["write_file(src/secret.py)"])
+    root = real.resolve()
+    for written in ("src/a.py", str(real / "src" / "a.py"), str(alias / "src" / "a.py")):
+        assert check(root, "write_file", {"file_path": written}, config).decision is Decision.ALLOW, written
+    for written in ("src/secret.py", str(alias / "src" / "secret.py")):
+        assert check(root, "write_file", {"file_path": written}, config).decision is Decision.DENY, written
+    outside = check(root, "write_file", {"file_path": str(tmp_path / "src" / "a.py")}, config)
+    assert outside.decision is Decision.ASK

@@ -11,15 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sneakycode.process.supervise import (
-    HeadTailCapture,
-    Stream,
-    command_environment,
-    run_captured,
-    run_process,
-    shell_argv,
-    supervise,
-)
+from sneakycode.process.environment import command_environment, shell_argv
+from sneakycode.process.supervise import HeadTailCapture, Stream, run_captured, run_process, supervise
 
 
 def marker() -> str:
@@ -45,13 +38,13 @@ def running_with(text: str) -> list[int]:
 
 def test_exit_code_and_streams_are_kept_apart(tmp_path: Path) -> None:
     result = run_process(shell_argv("echo out; echo err >&2; exit 3"), cwd=tmp_path)
-    assert (result.exit_code, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
-    assert result.signal_name is None and not result.timed_out
+    assert (result.ending.exit_code, result.stdout, result.stderr) == (3, b"out\n", b"err\n")
+    assert result.ending.signal_name is None and not result.ending.timed_out
 
 
 def test_stdin_is_closed_so_a_reader_gets_eof_instead_of_hanging(tmp_path: Path) -> None:
     result = run_process(shell_argv("read line; echo status=$?; cat"), cwd=tmp_path, timeout=20)
-    assert not result.timed_out
+    assert not result.ending.timed_out
     assert result.stdout == b"status=1\n"
 
 
@@ -59,31 +52,31 @@ def test_timeout_is_seconds_and_kills_the_group_with_its_grandchildren(tmp_path:
     tag = marker()
     command = f"echo started; sleep {tag} & bash -c 'sleep {tag}' & sleep {tag}"
     result = run_process(shell_argv(command), cwd=tmp_path, timeout=1)
-    assert result.timed_out and result.exit_code is None
+    assert result.ending.timed_out and result.ending.exit_code is None
     assert result.stdout == b"started\n"
-    assert 1 <= result.duration < 10
+    assert 1 <= result.ending.duration < 10
     assert running_with(tag) == []
 
 
 def test_a_process_that_ignores_sigterm_is_killed_after_the_grace_period(tmp_path: Path) -> None:
     tag = marker()
     result = run_process(shell_argv(f"trap '' TERM; sleep {tag}"), cwd=tmp_path, timeout=1, kill_grace=0.5)
-    assert result.timed_out
+    assert result.ending.timed_out
     assert running_with(tag) == []
 
 
 def test_background_jobs_do_not_outlive_the_command(tmp_path: Path) -> None:
     tag = marker()
     result = run_process(shell_argv(f"sleep {tag} >/dev/null 2>&1 & echo spawned"), cwd=tmp_path, timeout=30)
-    assert result.exit_code == 0 and result.stdout == b"spawned\n"
-    assert result.background_killed
+    assert result.ending.exit_code == 0 and result.stdout == b"spawned\n"
+    assert result.ending.background_killed
     assert running_with(tag) == []
 
 
 def test_a_background_job_holding_the_pipe_does_not_block_the_result(tmp_path: Path) -> None:
     tag = marker()
     result = run_process(shell_argv(f"sleep {tag} & echo done"), cwd=tmp_path, timeout=30)
-    assert not result.timed_out and result.exit_code == 0
+    assert not result.ending.timed_out and result.ending.exit_code == 0
     assert result.stdout == b"done\n"
     assert running_with(tag) == []
 
@@ -92,7 +85,7 @@ def test_an_escaped_daemon_holding_the_pipe_does_not_block_the_result(tmp_path: 
     tag = marker()
     result = run_process(shell_argv(f"setsid sleep {tag} & echo done"), cwd=tmp_path, timeout=30)
     try:
-        assert not result.timed_out and result.stdout == b"done\n"
+        assert not result.ending.timed_out and result.stdout == b"done\n"
     finally:
         for pid in running_with(tag):
             os.kill(pid, 9)
@@ -100,7 +93,7 @@ def test_an_escaped_daemon_holding_the_pipe_does_not_block_the_result(tmp_path: 
 
 def test_death_by_signal_is_named(tmp_path: Path) -> None:
     result = run_process(shell_argv("kill -SEGV $$"), cwd=tmp_path)
-    assert result.exit_code is None and result.signal_name == "SIGSEGV"
+    assert result.ending.exit_code is None and result.ending.signal_name == "SIGSEGV"
 
 
 def test_cancel_kills_the_group(tmp_path: Path) -> None:
@@ -108,7 +101,7 @@ def test_cancel_kills_the_group(tmp_path: Path) -> None:
     cancel = threading.Event()
     threading.Timer(0.3, cancel.set).start()
     result = run_process(shell_argv(f"echo before; sleep {tag}"), cwd=tmp_path, cancel=cancel, timeout=60)
-    assert result.cancelled and not result.timed_out
+    assert result.ending.cancelled and not result.ending.timed_out
     assert result.stdout == b"before\n"
     assert running_with(tag) == []
 

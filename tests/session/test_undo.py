@@ -33,7 +33,7 @@ def test_every_mutating_tool_is_journalled_before_and_after(ctx: ToolContext, ws
     assert call(ctx, "delete_file", file_path="f.py").success
     entries = Journal(ctx.session_dir).entries()
     assert [(e.action, e.path.name) for e in entries] == [
-        ("write", "f.py"), ("write", "f.py"), ("make_dir", "new"), ("write", "g.py"), ("make_dir", "empty"),
+        ("write", "f.py"), ("write", "f.py"), ("mkdir", "new"), ("write", "g.py"), ("mkdir", "empty"),
         ("delete", "f.py"),
     ]
     assert entries[0].before.kind == "file" and entries[0].before_bytes() == b"a = 1\n"

@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from sneakycode.config import load_settings
 from sneakycode.errors import ErrorCode
+from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
-from sneakycode.tools.registry import all_tools, execute
+from sneakycode.tools.registry import all_tools
 from tests.conftest import call
 
 
@@ -288,14 +289,14 @@ def test_finish_returns_its_message(ctx: ToolContext) -> None:
 
 
 def test_invalid_json_and_unknown_tool_are_results(ctx: ToolContext) -> None:
-    bad = execute("read_file", '{"file_path": ', ctx)
+    bad = Gate(ctx).run_direct("read_file", '{"file_path": ')
     assert bad.code == ErrorCode.INVALID_ARGUMENTS and "not valid JSON" in bad.render()
-    unknown = execute("read_flie", "{}", ctx)
+    unknown = Gate(ctx).run_direct("read_flie", "{}")
     assert unknown.code == ErrorCode.UNKNOWN_TOOL and "read_file" in unknown.render()
 
 
 def test_missing_wrong_and_unknown_fields_are_each_named(ctx: ToolContext) -> None:
-    result = execute("write_file", json.dumps({"file_path": 3, "contents": "x"}), ctx)
+    result = Gate(ctx).run_direct("write_file", json.dumps({"file_path": 3, "contents": "x"}))
     text = result.render()
     assert result.code == ErrorCode.INVALID_ARGUMENTS
     assert "file_path" in text and "content: required field is missing" in text and "contents: unknown field" in text

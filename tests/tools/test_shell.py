@@ -121,11 +121,11 @@ import json, resource, sys
 from pathlib import Path
 from sneakycode.config import load_settings
 from sneakycode.tools.context import open_tool_context
-from sneakycode.tools.registry import execute
+from sneakycode.permissions.gate import Gate
 ctx = open_tool_context(load_settings(Path(sys.argv[1]), flags={"tools.shell.sandbox": "off"}))
-execute("run_command", {"command": "true"}, ctx)
+Gate(ctx).run_direct("run_command", {"command": "true"})
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-result = execute("run_command", {"command": "yes | head -c 2G", "timeout": 300}, ctx)
+result = Gate(ctx).run_direct("run_command", {"command": "yes | head -c 2G", "timeout": 300})
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"grew_kib": after - before, "result": result.to_dict()}))
 """

@@ -1,9 +1,10 @@
 """The message list against the model's context window: token estimates, repair and compaction.
 
 Near the window, old tool outputs go first: each is replaced by a note that says what it was and how to
-get it back. Eliding a read_file result also clears that file from the read ledger (unless a later read of
-it is still in view), so the model must read the file again before it edits it, instead of editing from
-memory. If that is not enough, the older turns are summarised by the model into one message.
+get it back. Eliding the result of a tool that records reads (read_file) also clears that file from the
+read ledger (unless a later read of it is still in view), so the model must read the file again before it
+edits it, instead of editing from memory. If that is not enough, the older turns are summarised by the
+model into one message.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from sneakycode.agent.protocol import ChatModel
 from sneakycode.errors import SneakyError, ToolError
+from sneakycode.tools.registry import get_tool
 from sneakycode.workspace.files import Workspace
 
 CHARS_PER_TOKEN = 3
@@ -32,7 +34,7 @@ SUMMARY_PROMPT = (
 )
 
 
-def estimate_tokens(message: dict[str, Any]) -> int:
+def estimate_message_tokens(message: dict[str, Any]) -> int:
     """A deliberately high estimate (3 characters per token) of what one message costs."""
     chars = len(str(message.get("content") or ""))
     for call in message.get("tool_calls") or []:
@@ -41,8 +43,8 @@ def estimate_tokens(message: dict[str, Any]) -> int:
     return chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
 
 
-def estimate_total(messages: list[dict[str, Any]]) -> int:
-    return sum(estimate_tokens(m) for m in messages)
+def estimate_history_tokens(messages: list[dict[str, Any]]) -> int:
+    return sum(estimate_message_tokens(m) for m in messages)
 
 
 def repair_history(messages: list[dict[str, Any]]) -> int:
@@ -118,7 +120,7 @@ class ContextManager:
 
         Everything from the last assistant message on (results the model has not seen yet) is kept whole.
         """
-        before = estimate_total(messages) + fixed_tokens
+        before = estimate_history_tokens(messages) + fixed_tokens
         if before <= self.high * self.window:
             return None
         report = CompactionReport(before, before)
@@ -134,16 +136,15 @@ class ContextManager:
             if message.get("role") != "tool" or len(content) < ELIDE_MIN_CHARS or content.startswith(ELIDED_MARK):
                 continue
             name, arguments = calls.get(message.get("tool_call_id", ""), ("a tool", {}))
-            old_cost = estimate_tokens(message)
+            old_cost = estimate_message_tokens(message)
             message["content"] = _elision_note(name, arguments, len(content))
-            total += estimate_tokens(message) - old_cost
+            total += estimate_message_tokens(message) - old_cost
             report.elided.append(f"{name}({_brief(arguments)})")
-            if name == "read_file" and "file_path" in arguments:
-                elided_reads.append(str(arguments["file_path"]))
+            elided_reads.extend(_read_paths(name, arguments))
         if total > goal and keep_from > 1:
             self._summarise(messages, keep_from, model, cancel, report, elided_reads, calls)
         report.forgotten_files = self._forget_unseen_reads(messages, elided_reads, _calls_by_id(messages))
-        report.tokens_after = estimate_total(messages) + fixed_tokens
+        report.tokens_after = estimate_history_tokens(messages) + fixed_tokens
         return report
 
     def _summarise(
@@ -160,8 +161,7 @@ class ContextManager:
         for message in old:
             if message.get("role") == "tool":
                 name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
-                if name == "read_file" and "file_path" in arguments:
-                    elided_reads.append(str(arguments["file_path"]))
+                elided_reads.extend(_read_paths(name, arguments))
         requests = [str(m.get("content") or "") for m in old if m.get("role") == "user"]
         try:
             reply = model.complete(
@@ -192,8 +192,8 @@ class ContextManager:
             if message.get("role") != "tool" or str(message.get("content") or "").startswith(ELIDED_MARK):
                 continue
             name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
-            if name == "read_file" and "file_path" in arguments:
-                real = self._real(str(arguments["file_path"]))
+            for path in _read_paths(name, arguments):
+                real = self._real(path)
                 if real is not None:
                     still_seen.add(real)
         forgotten = []
@@ -243,10 +243,18 @@ def _brief(arguments: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _read_paths(name: str, arguments: dict[str, Any]) -> list[str]:
+    """The files a call put in the read ledger (tools that record reads), as the model wrote them."""
+    found = get_tool(name)
+    if found is None or not found.records_read:
+        return []
+    return [value for value, _ in found.path_arguments(arguments)]
+
+
 def _elision_note(name: str, arguments: dict[str, Any], size: int) -> str:
     again = (
-        "Call read_file again if you need it; this file must be read again before you edit it."
-        if name == "read_file"
+        f"Call {name} again if you need it; this file must be read again before you edit it."
+        if _read_paths(name, arguments)
         else "Repeat the call if you need its output again."
     )
     return f"{ELIDED_MARK} the result of {name}({_brief(arguments)}), {size} characters. {again}]"

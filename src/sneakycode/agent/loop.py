@@ -1,11 +1,10 @@
 """The agent loop: model turn -> tool calls -> permission -> tool -> result -> next turn.
 
-The loop knows tools only through `tools.registry`, asks only through an `Approver` and reports only
-through an `EventSink`. Every tool call in a reply gets exactly one tool message, whatever happens to it
-(denied, rejected, cancelled, never reached), so the history is always a valid request.
-
-Events (dicts with a `type`): `turn`, `text_delta`, `reasoning`, `assistant`, `usage`, `tool_call`,
-`permission`, `tool_result`, `tasks`, `notice`.
+The loop runs tools only through `permissions.gate` (each call parsed, validated and decided once), asks
+only through an `Approver` and reports only through an `EventSink` (the typed events of `agent.events`).
+Every tool call in a reply gets exactly one tool message, whatever happens to it (denied, rejected,
+cancelled, never reached), so the history is always a valid request. What a tool is (read-only, ends the
+run) it learns from the tool's own facets, never from its name.
 """
 
 from __future__ import annotations
@@ -16,14 +15,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sneakycode.agent.context import ContextManager, estimate_total, repair_history
+from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
+from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
 from sneakycode.agent.prompts import build_system_prompt
-from sneakycode.agent.protocol import Approver, AssistantTurn, ChatModel, EventSink, ToolCall
+from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, ToolCall
+from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ModelError, SneakyError
-from sneakycode.permissions.gate import Gate
+from sneakycode.permissions.gate import Approver, Gate, PreparedCall
 from sneakycode.session.transcript import Transcript
-from sneakycode.tools.base import ToolContext, ToolResult
-from sneakycode.tools.registry import execute, get_tool, openai_schemas
+from sneakycode.tools.base import ToolResult
+from sneakycode.tools.context import ToolContext
+from sneakycode.tools.registry import openai_schemas
 
 RunStatus = Literal["finished", "answered", "turn_limit", "cancelled", "error"]
 DEFAULT_CONTEXT_WINDOW = 32_768
@@ -63,7 +65,7 @@ class Agent:
         sink: EventSink,
         *,
         approver: Approver | None,
-        mode: str | None = None,
+        mode: PermissionMode | str | None = None,
         max_turns: int | None = None,
         context_window: int | None = None,
         transcript: Transcript | None = None,
@@ -72,7 +74,7 @@ class Agent:
         self.model = model
         self.ctx = ctx
         self.sink = sink
-        self.gate = Gate(ctx, approver, mode)
+        self.gate = Gate(ctx, approver, PermissionMode(mode) if mode else None)
         self.max_turns = max_turns or ctx.settings.max_turns
         window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
         self.context = ContextManager(window, ctx.workspace)
@@ -90,6 +92,23 @@ class Agent:
     def cancel(self) -> threading.Event:
         """Set it (from any thread or a signal handler) to stop the model stream or the running command."""
         return self.ctx.cancel
+
+    @property
+    def mode(self) -> PermissionMode:
+        """The permission mode in force: the one set for this session, else the configured one."""
+        return self.gate.mode or self.ctx.settings.permissions.mode
+
+    def set_mode(self, mode: PermissionMode | str) -> None:
+        """Switch the permission mode for the rest of the session (the next call is decided under it)."""
+        self.gate.mode = PermissionMode(mode)
+
+    def clear(self) -> None:
+        """Start a fresh conversation in the same session: the system prompt stays, and every file counts as
+        unread again, so the model reads before it edits."""
+        del self.history[1:]
+        self.ctx.workspace.ledger.clear()
+        if self.transcript is not None:
+            self.transcript.write("history", messages=self.history, reason="cleared by the user")
 
     def run_turn(self, request: str) -> RunResult:
         """Work on one user request until the model finishes, answers, hits max_turns, fails or is cancelled."""
@@ -139,7 +158,7 @@ class Agent:
         except ModelError as exc:
             if exc.kind != "context_length":
                 raise
-            sent = estimate_total(self.history) + self.tools_tokens
+            sent = estimate_history_tokens(self.history) + self.tools_tokens
             self.context.window = max(1024, int(sent * 0.9))
             self.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
             self._compact()
@@ -161,11 +180,16 @@ class Agent:
         self._totals.prompt_tokens += usage.prompt_tokens
         self._totals.completion_tokens += usage.completion_tokens
         self._totals.usage_estimated |= usage.estimated
-        fields = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-                  "estimated": usage.estimated, "history_tokens_estimate": estimate_total(self.history)}
-        self.sink.emit({"type": "usage", **fields})
+        event: UsageEvent = {
+            "type": "usage",
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "estimated": usage.estimated,
+            "history_tokens_estimate": estimate_history_tokens(self.history),
+        }
+        self.sink.emit(event)
         if self.transcript is not None:
-            self.transcript.write("usage", **fields)
+            self.transcript.write("usage", **{k: v for k, v in event.items() if k != "type"})
 
     def _record_reply(self, reply: AssistantTurn) -> None:
         if reply.reasoning:
@@ -177,29 +201,51 @@ class Agent:
                 for c in reply.tool_calls
             ]
         self._append(message)
-        calls = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
+        calls: list[CallSummary] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
         self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
 
     # ---- tool side -------------------------------------------------------------------------------
 
     def _run_calls(self, calls: list[ToolCall]) -> str | None:
-        """Run a reply's calls in order (adjacent allowed read-only calls together); the finish message or None."""
+        """Run a reply's calls in order (adjacent allowed read-only calls together); the finish message or None.
+
+        Each call is prepared (parsed, validated, decided) just before its batch runs, never earlier than the
+        calls before it that may change files, so a decision always sees the files as the call will."""
         final: str | None = None
         index = 0
+        ahead: PreparedCall | None = None
         while index < len(calls):
-            batch = [calls[index]]
-            if final is None and self._parallel_safe(calls[index]):
-                while index + len(batch) < len(calls) and self._parallel_safe(calls[index + len(batch)]):
-                    batch.append(calls[index + len(batch)])
+            first = ahead if ahead is not None else self._prepare(calls[index])
+            ahead = None
+            batch = [first]
+            if final is None and self._parallel_safe(first):
+                while index + len(batch) < len(calls):
+                    following = self._prepare(calls[index + len(batch)])
+                    if not self._parallel_safe(following):
+                        ahead = following  # prepared while only read-only calls ran: still current
+                        break
+                    batch.append(following)
+            originals = calls[index : index + len(batch)]
             index += len(batch)
-            for call in batch:
-                self.sink.emit({"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments})
-            outcomes = self._run_batch(batch, skip_reason=self._skip_reason(final))
-            for call, outcome in zip(batch, outcomes, strict=True):
-                self._record_result(call, outcome.result)
+            for call, prepared in zip(originals, batch, strict=True):
+                headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
+                self.sink.emit(
+                    {"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments,
+                     "headline": headline}
+                )
+            outcomes = self._run_batch(originals, batch, skip_reason=self._skip_reason(final))
+            for call, prepared, outcome in zip(originals, batch, outcomes, strict=True):
+                self._record_result(call, prepared, outcome.result)
                 if outcome.finished and final is None:
                     final = outcome.result.content
         return final
+
+    def _prepare(self, call: ToolCall) -> PreparedCall:
+        try:
+            return self.gate.prepare(call.name, call.arguments)
+        except Exception as exc:  # a bug while deciding must not end the run: the call fails instead
+            failure = ToolResult.fail(ErrorCode.INTERNAL_ERROR, f"{call.name} could not be checked: {exc}")
+            return PreparedCall(call.name, {}, failure=failure)
 
     def _skip_reason(self, final: str | None) -> str | None:
         if final is not None:
@@ -208,30 +254,50 @@ class Agent:
             return "not run: the turn was cancelled"
         return None
 
-    def _parallel_safe(self, call: ToolCall) -> bool:
-        found = get_tool(call.name)
-        return found is not None and found.read_only and call.name != "finish" and self.gate.is_allowed(call)
+    @staticmethod
+    def _parallel_safe(call: PreparedCall) -> bool:
+        found = call.tool
+        return (
+            call.failure is None and found is not None and found.read_only and not found.ends_run and call.allowed
+        )
 
-    def _run_batch(self, batch: list[ToolCall], skip_reason: str | None) -> list[_Outcome]:
+    def _run_batch(self, calls: list[ToolCall], batch: list[PreparedCall], skip_reason: str | None) -> list[_Outcome]:
         if skip_reason is not None:
             return [_Outcome(ToolResult.fail(ErrorCode.CANCELLED, skip_reason)) for _ in batch]
         if len(batch) == 1:
-            return [self._run_one(batch[0])]
+            return [self._run_one(calls[0], batch[0])]
         with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_READS, len(batch))) as pool:
-            return list(pool.map(self._run_one, batch))
+            return list(pool.map(self._run_one, calls, batch))
 
-    def _run_one(self, call: ToolCall) -> _Outcome:
+    def _run_one(self, call: ToolCall, prepared: PreparedCall) -> _Outcome:
         if self.cancel.is_set():
             return _Outcome(ToolResult.fail(ErrorCode.CANCELLED, "not run: the turn was cancelled"))
-        verdict = self.gate.check(call)
-        if verdict.event is not None:
-            self.sink.emit({"type": "permission", "id": call.id, "name": call.name, **verdict.event})
-        if verdict.refusal is not None:
-            return _Outcome(verdict.refusal)
-        result = _execute_safely(call, self.ctx)
-        return _Outcome(result, finished=call.name == "finish" and result.success and bool(result.data.get("finished")))
+        verdict = self.gate.check(prepared)
+        if verdict is not None:
+            decision = verdict.decision
+            event: PermissionEvent = {
+                "type": "permission", "id": call.id, "name": call.name, "decision": decision.decision.value,
+                "reason": decision.reason, "rule": decision.rule, "outcome": verdict.outcome,
+            }
+            if verdict.how_to_allow is not None:
+                event["how_to_allow"] = verdict.how_to_allow
+            self.sink.emit(event)
+            if verdict.refusal is not None:
+                return _Outcome(verdict.refusal)
+        result = self._run_safely(prepared)
+        ends_run = prepared.tool is not None and prepared.tool.ends_run
+        return _Outcome(result, finished=ends_run and result.success)
 
-    def _record_result(self, call: ToolCall, result: ToolResult) -> None:
+    def _run_safely(self, prepared: PreparedCall) -> ToolResult:
+        """The gate's run, with a bug in a tool turned into a result so the run and the history survive."""
+        try:
+            return self.gate.run(prepared)
+        except Exception as exc:
+            return ToolResult.fail(
+                ErrorCode.INTERNAL_ERROR, f"{prepared.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+            )
+
+    def _record_result(self, call: ToolCall, prepared: PreparedCall, result: ToolResult) -> None:
         text = result.render()
         note = self._repeat_note(call, result)
         if note:
@@ -239,11 +305,12 @@ class Agent:
             self.sink.emit({"type": "notice", "message": note})
         self._append({"role": "tool", "tool_call_id": call.id, "content": text})
         self._totals.tool_calls += 1
+        quiet = prepared.tool is not None and prepared.tool.quiet_on_success
         self.sink.emit(
             {"type": "tool_result", "id": call.id, "name": call.name, "success": result.success,
-             "code": result.code.value if result.code else None, "content": text}
+             "code": result.code.value if result.code else None, "content": text, "quiet": quiet}
         )
-        if call.name == "update_tasks" and result.success:
+        if result.success and "tasks" in result.data:
             if self.transcript is not None:
                 self.transcript.write("tasks", tasks=self.ctx.tasks)
             self.sink.emit({"type": "tasks", "tasks": self.ctx.tasks})
@@ -277,16 +344,6 @@ class Agent:
         if self.transcript is not None:
             self.transcript.write("outcome", status=status, message=message, turns=self._totals.turns)
         return self._totals
-
-
-def _execute_safely(call: ToolCall, ctx: ToolContext) -> ToolResult:
-    """registry.execute, with a bug in a tool turned into a result so the run and the history survive."""
-    try:
-        return execute(call.name, call.arguments, ctx)
-    except Exception as exc:
-        return ToolResult.fail(
-            ErrorCode.INTERNAL_ERROR, f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
-        )
 
 
 def _canonical(arguments: str) -> str:

@@ -1,4 +1,5 @@
-"""The narrow seams of the agent: what the loop needs from a model, an approver and an event sink.
+"""The narrow seams of the agent: what the loop needs from a model and an event sink (the Approver is the
+permission gate's seam: `permissions.gate.Approver`).
 
 The loop depends only on these; the OpenAI-compatible client, the terminal UI, headless mode, the MCP
 server and tests each provide their own implementations.
@@ -10,6 +11,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from sneakycode.agent.events import Event
+
+__all__ = ["AssistantTurn", "ChatModel", "Event", "EventSink", "ToolCall", "Usage"]
 
 
 @dataclass
@@ -50,13 +55,7 @@ class ChatModel(Protocol):
     ) -> AssistantTurn: ...
 
 
-class Approver(Protocol):
-    """Asked only when the permission decision is `ask`; True approves the call."""
-
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool: ...
-
-
 class EventSink(Protocol):
     """Receives everything the user may want to see, as it happens."""
 
-    def emit(self, event: dict[str, Any]) -> None: ...
+    def emit(self, event: Event) -> None: ...

@@ -13,8 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any, TextIO
 
+from sneakycode.agent.events import Event
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.startup import cancel_on_sigint, settings_from_args
 from sneakycode.config import LoadedSettings
@@ -48,35 +50,34 @@ class HeadlessSink:
         self.out = out
         self.err = err
 
-    def emit(self, event: dict[str, Any]) -> None:
+    def emit(self, event: Event) -> None:
         if self.stream and event["type"] in STREAMED_EVENTS:
-            self.line(event)
+            self.line(dict(event))
         message = self.describe(event)
         if message:
             print(f"sneakycode: {message}", file=self.err, flush=True)
 
-    def line(self, event: dict[str, Any]) -> None:
+    def line(self, event: Mapping[str, Any]) -> None:
         self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
         self.out.flush()
 
-    def describe(self, event: dict[str, Any]) -> str:
-        kind = event["type"]
-        if kind == "permission" and event.get("outcome") == "denied":
+    def describe(self, event: Event) -> str:
+        if event["type"] == "permission" and event["outcome"] == "denied":
             how = event.get("how_to_allow")
             return f"denied {event['name']}: {event['reason']}" + (f"\n{how}" if how else "")
-        if kind == "notice":
-            return str(event["message"])
+        if event["type"] == "notice":
+            return event["message"]
         if not self.verbose:
             return ""
-        if kind == "tool_call":
+        if event["type"] == "tool_call":
             return f"-> {event['name']} {event['arguments']}"
-        if kind == "tool_result":
-            first = str(event["content"]).splitlines()[0] if event["content"] else ""
+        if event["type"] == "tool_result":
+            first = event["content"].splitlines()[0] if event["content"] else ""
             return f"<- {event['name']} {'ok' if event['success'] else 'failed'}: {first[:200]}"
-        if kind == "usage":
+        if event["type"] == "usage":
             return f"tokens: {event['prompt_tokens']} in, {event['completion_tokens']} out"
-        if kind in ("assistant", "reasoning") and event["text"]:
-            return f"{kind}: {event['text'][:500]}"
+        if event["type"] in ("assistant", "reasoning") and event["text"]:
+            return f"{event['type']}: {event['text'][:500]}"
         return ""
 
 

@@ -2,7 +2,7 @@
 
 One tool session serves the whole connection, so the read gate and undo journal work as in the agent.
 The MCP client is the one that asks its user, so `ask` decisions run; deny rules and plan mode still
-refuse. `finish` and `update_tasks` belong to SneakyCode's own loop and are not offered.
+refuse. Tools of SneakyCode's own loop (finish, the task list: their `mcp` facet is off) are not offered.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ import argparse
 from typing import Any
 
 from sneakycode.errors import ConfigError
-
-AGENT_ONLY_TOOLS = frozenset({"finish", "update_tasks"})
 
 
 def run_mcp_command(args: argparse.Namespace) -> int:
@@ -37,10 +35,12 @@ async def _serve(ctx: Any) -> None:
     from mcp.server.stdio import stdio_server
 
     from sneakycode import __version__
-    from sneakycode.permissions.direct import run_direct_call
-    from sneakycode.tools.registry import all_tools
+    from sneakycode.permissions.gate import Gate
+    from sneakycode.tools.registry import all_tools, unknown_tool
 
-    offered = [t for t in all_tools() if t.name not in AGENT_ONLY_TOOLS]
+    offered = [t for t in all_tools() if t.mcp]
+    names = {t.name for t in offered}
+    gate = Gate(ctx)
 
     async def list_tools(_request: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(
@@ -51,11 +51,11 @@ async def _serve(ctx: Any) -> None:
         )
 
     async def call_tool(_request: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        name = params.name
         arguments = dict(params.arguments or {})
-        if name in AGENT_ONLY_TOOLS:
-            name = f"{name} (not offered over MCP)"
-        result = await anyio.to_thread.run_sync(run_direct_call, name, arguments, ctx)
+        if params.name in names:
+            result = await anyio.to_thread.run_sync(gate.run_direct, params.name, arguments)
+        else:
+            result = unknown_tool(params.name, offered=sorted(names))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.render())],
             structured_content=result.to_dict(),

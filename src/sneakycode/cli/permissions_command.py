@@ -71,7 +71,8 @@ def _check(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     print(verdict.decision.value)
     print(f"  reason: {verdict.reason}")
     print(f"  rule: {verdict.rule or '(none)'}")
-    if args.tool == "run_command":
+    found = next((found for found in all_tools() if found.name == args.tool), None)
+    if found is not None and found.command is not None:
         print("  commands:" if verdict.commands else "  commands: (none)")
         for command in verdict.commands:
             print(f"    {command}")
@@ -111,7 +112,7 @@ def rules_report(loaded: LoadedSettings) -> str:
 
 
 def _warnings(loaded: LoadedSettings, tools: dict[str, Any]) -> list[str]:
-    from sneakycode.permissions.rules import SHELL_TOOL, parse_rule
+    from sneakycode.permissions.rules import parse_rule
 
     found: list[str] = []
     for kind in ("deny", "ask", "allow"):
@@ -127,10 +128,6 @@ def _warnings(loaded: LoadedSettings, tools: dict[str, Any]) -> list[str]:
                 close = difflib.get_close_matches(tool, list(tools), n=1, cutoff=0.5)
                 hint = f"; did you mean {close[0]}?" if close else ""
                 found.append(f"{key} rule {entry!r} ({source}) names no SneakyCode tool{hint}")
-            elif pattern and tool != SHELL_TOOL and not _has_path(tools[tool]):
+            elif pattern and tools[tool].command is None and not tools[tool].paths:
                 found.append(f"{key} rule {entry!r} ({source}): {tool} takes no path, so the pattern never matches")
     return found
-
-
-def _has_path(found: Any) -> bool:
-    return any(name == "path" or name.endswith("_path") for name in found.args_model.model_fields)

@@ -18,7 +18,7 @@ from sneakycode.errors import ConfigError
 
 def run_tool_command(args: argparse.Namespace) -> int:
     from sneakycode.cli.startup import config_error_exit, workspace_settings
-    from sneakycode.permissions.direct import run_direct_call
+    from sneakycode.permissions.gate import Gate
     from sneakycode.tools.context import open_tool_context
     from sneakycode.tools.registry import all_tools
 
@@ -35,11 +35,11 @@ def run_tool_command(args: argparse.Namespace) -> int:
         loaded = workspace_settings(args.workspace)
     except ConfigError as exc:
         return config_error_exit("tool", exc)
-    ctx = open_tool_context(loaded, kind="tool")
+    gate = Gate(open_tool_context(loaded, kind="tool"))
     status = ExitCode.OK
     for index in range(0, len(calls), 2):
         name, raw = calls[index], calls[index + 1]
-        result = run_direct_call(name, raw, ctx)
+        result = gate.run_direct(name, raw)
         if not result.success:
             status = ExitCode.FAILURE
         if args.json:

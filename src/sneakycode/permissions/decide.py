@@ -15,12 +15,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from sneakycode.config import LoadedSettings, Settings
-from sneakycode.permissions.rules import SHELL_TOOL, RuleSet, ToolRule, path_forms, path_matches, rule_set
+from sneakycode.config import LoadedSettings, PermissionMode, Settings
+from sneakycode.permissions.rules import RuleSet, ToolRule, path_matches, rule_set
 from sneakycode.permissions.shell.policy import CommandRule, RuleHit, evaluate
+from sneakycode.tools.base import Tier, Tool
+from sneakycode.tools.registry import all_tools, get_tool
+from sneakycode.workspace.paths import path_forms
 
-MODES = ("default", "auto-edit", "plan", "yolo")
-EDIT_TOOLS = frozenset({"write_file", "str_replace", "patch_apply", "make_dir"})
 SETTINGS_FOLDER = ".sneakycode/"
 YOLO_REASON = "yolo mode approves every call that no deny rule blocks"
 
@@ -34,7 +35,7 @@ class Decision(StrEnum):
 @dataclass(frozen=True)
 class PermissionDecision:
     """`rule` names what decided (a rule, `mode: MODE` or `tier: TIER`); `commands` are the simple commands
-    a run_command line parsed into."""
+    a command line parsed into."""
 
     decision: Decision
     reason: str
@@ -43,33 +44,37 @@ class PermissionDecision:
 
 
 def decide(
-    tool_name: str,
+    tool: Tool | str,
     args: dict[str, Any],
     settings: Settings | LoadedSettings,
     workspace: Path,
-    mode: str | None = None,
+    mode: PermissionMode | str | None = None,
 ) -> PermissionDecision:
-    """Decide one call without running it. `mode` overrides settings.permissions.mode."""
+    """Decide one call without running it. `tool` is the Tool (or, for a name that may be none, its name);
+    `mode` overrides settings.permissions.mode."""
+    found = get_tool(tool) if isinstance(tool, str) else tool
+    name = tool if isinstance(tool, str) else tool.name
     plain = settings.settings if isinstance(settings, LoadedSettings) else settings
-    active = mode or plain.permissions.mode
-    if active not in MODES:
-        raise ValueError(f"unknown permission mode {active!r}; use one of {', '.join(MODES)}")
+    try:
+        active = PermissionMode(mode or plain.permissions.mode)
+    except ValueError:
+        raise ValueError(f"unknown permission mode {mode!r}; use one of {', '.join(PermissionMode)}") from None
     rules = rule_set(settings)
-    if tool_name == SHELL_TOOL:
-        return _decide_command(str(args.get("command") or ""), rules, workspace, active)
-    return _decide_tool(tool_name, args, rules, workspace, active)
+    if found is not None and found.command is not None:
+        return _decide_command(found.name, str(args.get(found.command) or ""), rules, workspace, active)
+    return _decide_tool(name, found, args, rules, workspace, active)
 
 
 def _decide_tool(
-    tool_name: str, args: dict[str, Any], rules: RuleSet, workspace: Path, mode: str
+    tool_name: str, found: Tool | None, args: dict[str, Any], rules: RuleSet, workspace: Path, mode: PermissionMode
 ) -> PermissionDecision:
-    paths = path_arguments(tool_name, args)
-    forms = {value: path_forms(value, workspace, directory) for value, directory in paths}
-    tier = tool_tier(tool_name)
+    paths = found.path_arguments(args) if found is not None else []
+    forms = {value: path_forms(workspace, value, directory) for value, directory in paths}
+    tier = found.tier if found is not None else None
     denied = _first_hit(rules, "deny", tool_name, forms)
     if denied is not None:
         return PermissionDecision(Decision.DENY, *denied)
-    if mode == "plan" and tier != "auto":
+    if mode is PermissionMode.PLAN and tier is not Tier.AUTO:
         return _plan_refusal(tool_name)
     asked = _first_hit(rules, "ask", tool_name, forms)
     if asked is not None:
@@ -77,9 +82,9 @@ def _decide_tool(
     allowed = _first_hit(rules, "allow", tool_name, forms)
     if allowed is not None:
         return PermissionDecision(Decision.ALLOW, *allowed)
-    if mode == "yolo":
+    if mode is PermissionMode.YOLO:
         return PermissionDecision(Decision.ALLOW, YOLO_REASON, "mode: yolo")
-    if mode == "auto-edit" and tool_name in EDIT_TOOLS:
+    if mode is PermissionMode.AUTO_EDIT and found is not None and found.edits_files:
         settings_paths = [value for value, _ in paths if any(f.startswith(SETTINGS_FOLDER) for f in forms[value])]
         if not settings_paths:
             return PermissionDecision(Decision.ALLOW, "auto-edit mode approves file edits", "mode: auto-edit")
@@ -89,7 +94,7 @@ def _decide_tool(
             "own settings and permission rules, so auto-edit mode does not approve changing it",
             "mode: auto-edit",
         )
-    if tier == "auto":
+    if tier is Tier.AUTO:
         return PermissionDecision(Decision.ALLOW, f"{tool_name} is auto-approved (its tier is auto)", "tier: auto")
     if tier is None:
         return PermissionDecision(
@@ -127,21 +132,23 @@ def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
     return all(results) if every else any(results)
 
 
-def _decide_command(command: str, rules: RuleSet, workspace: Path, mode: str) -> PermissionDecision:
+def _decide_command(
+    tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode
+) -> PermissionDecision:
     verdict = evaluate(command, rules.shell, workspace)
     commands = list(verdict.commands)
 
     def made(decision: Decision, reason: str, rule: str | None) -> PermissionDecision:
         return PermissionDecision(decision, reason, rule, commands)
 
-    whole = {kind: rules.for_tool(kind, SHELL_TOOL) for kind in ("deny", "ask", "allow")}
+    whole = {kind: rules.for_tool(kind, tool_name) for kind in ("deny", "ask", "allow")}
     if whole["deny"]:
         rule = whole["deny"][0]
         return made(Decision.DENY, f"deny rule {rule.describe()} covers every command", rule.entry)
     if verdict.denied is not None:
         return made(Decision.DENY, _denial(verdict.denied), _label(verdict.denied.rule))
-    if mode == "plan":
-        refusal = _plan_refusal(SHELL_TOOL)
+    if mode is PermissionMode.PLAN:
+        refusal = _plan_refusal(tool_name)
         return made(refusal.decision, refusal.reason, refusal.rule)
     if whole["ask"]:
         rule = whole["ask"][0]
@@ -150,16 +157,16 @@ def _decide_command(command: str, rules: RuleSet, workspace: Path, mode: str) ->
         return made(Decision.ASK, verdict.asked.explain("ask"), _label(verdict.asked.rule))
     if verdict.doubt is not None:
         doubted = _label(verdict.doubt.rule) if verdict.doubt.rule else None
-        return made(Decision.ASK, f"run_command needs confirmation: {verdict.doubt.text}", doubted)
+        return made(Decision.ASK, f"{tool_name} needs confirmation: {verdict.doubt.text}", doubted)
     if whole["allow"]:
         rule = whole["allow"][0]
         return made(Decision.ALLOW, f"allow rule {rule.describe()} covers every command", rule.entry)
     if verdict.not_approved is None:
         return made(Decision.ALLOW, _approval(verdict.approved), _labels(verdict.approved))
-    if mode == "yolo":
+    if mode is PermissionMode.YOLO:
         return made(Decision.ALLOW, YOLO_REASON, "mode: yolo")
-    why = "auto-edit mode approves file edits, not commands; " if mode == "auto-edit" else ""
-    return made(Decision.ASK, f"run_command needs confirmation: {why}{verdict.not_approved}", "tier: confirm")
+    why = "auto-edit mode approves file edits, not commands; " if mode is PermissionMode.AUTO_EDIT else ""
+    return made(Decision.ASK, f"{tool_name} needs confirmation: {why}{verdict.not_approved}", "tier: confirm")
 
 
 def _denial(hit: RuleHit) -> str:
@@ -191,36 +198,5 @@ def _plan_refusal(tool_name: str) -> PermissionDecision:
     )
 
 
-def tool_tier(tool_name: str) -> str | None:
-    """The tier the tool declares (`auto` or `confirm`), or None for a name that is not a tool."""
-    from sneakycode.tools.registry import get_tool
-
-    found = get_tool(tool_name)
-    return found.tier.value if found is not None else None
-
-
 def auto_tools() -> list[str]:
-    from sneakycode.tools.registry import all_tools
-
-    return [found.name for found in all_tools() if found.tier.value == "auto"]
-
-
-def path_arguments(tool_name: str, args: dict[str, Any]) -> list[tuple[str, bool]]:
-    """The call's path arguments (fields named `path` or `*_path`, defaults included), each with whether
-    it names a directory."""
-    from sneakycode.tools.registry import get_tool
-
-    found = get_tool(tool_name)
-    defaults: dict[str, Any] = {name: None for name in args}
-    if found is not None:
-        defaults = {
-            name: (None if info.is_required() else info.default) for name, info in found.args_model.model_fields.items()
-        }
-    paths = []
-    for name, default in defaults.items():
-        if name != "path" and not name.endswith("_path"):
-            continue
-        value = args.get(name, default)
-        if isinstance(value, str):
-            paths.append((value, name == "directory_path"))
-    return paths
+    return [found.name for found in all_tools() if found.tier is Tier.AUTO]

@@ -1,75 +1,89 @@
-"""Between a tool call and its execution: the permission decision, then the Approver when it says `ask`.
+"""The one gate every caller goes through (the agent, `sneakycode tool`, the MCP server): a call is looked
+up, parsed, validated and decided once, then asked about, refused or run.
 
-A call that cannot run anyway (unknown tool, arguments that fail to parse or validate) passes straight to
-the registry, which returns the error the model needs; nobody is asked to approve a call that will fail.
-Without an Approver (headless mode without --yes) an `ask` is a denial whose message tells the model and
-the user exactly how to allow the call: the --yes flag or an allow rule.
+A call that cannot run anyway (unknown tool, arguments that fail to parse or validate) is never decided or
+asked about: its error is what the model needs. Without an Approver (headless mode without --yes) an `ask`
+is a refusal whose message tells the model and the user exactly how to allow the call: the --yes flag or
+the narrowest allow rule. Direct callers (a person typing `sneakycode tool`, an MCP client that asks its
+own user) have chosen the call, so for them `ask` counts as approved; deny rules and plan mode still refuse.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol
 
-from pydantic import ValidationError
-
-from sneakycode.agent.protocol import Approver, ToolCall
+from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.permissions.decide import Decision, PermissionDecision, decide
-from sneakycode.tools.base import ToolContext, ToolResult
-from sneakycode.tools.registry import get_tool, parse_arguments
+from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from sneakycode.tools.registry import get_tool, parse_arguments, run, unknown_tool, validate
 
-PATH_FIELDS = ("file_path", "directory_path", "path")
+Outcome = Literal["denied", "approved", "rejected"]
+
+
+class Approver(Protocol):
+    """Asked only when the permission decision is `ask`; True approves the call."""
+
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool: ...
+
+
+@dataclass
+class PreparedCall:
+    """One call, parsed, validated and decided. `failure` is set (and nothing else is) when it cannot run."""
+
+    name: str
+    arguments: dict[str, Any]
+    tool: Tool | None = None
+    args: ToolArgs | None = None
+    decision: PermissionDecision | None = None
+    failure: ToolResult | None = None
+
+    @property
+    def allowed(self) -> bool:
+        """True when the call goes ahead without asking anyone (a call that fails on its own included)."""
+        return self.failure is not None or (self.decision is not None and self.decision.decision is Decision.ALLOW)
 
 
 @dataclass
 class Verdict:
-    """`refusal` is the result to give the model instead of running the call (None: run it); `event` is
-    what to tell the user about the decision (None: nothing worth showing)."""
+    """What the gate did with a call that needed more than `allow`: `refusal` is the result the model gets
+    instead of running it (None: run it); `outcome` and `how_to_allow` are for the user."""
 
+    decision: PermissionDecision
+    outcome: Outcome
     refusal: ToolResult | None = None
-    event: dict[str, Any] | None = None
+    how_to_allow: str | None = None
 
 
 class Gate:
-    def __init__(self, ctx: ToolContext, approver: Approver | None, mode: str | None) -> None:
+    def __init__(self, ctx: ToolContext, approver: Approver | None = None, mode: PermissionMode | None = None) -> None:
         self.ctx = ctx
         self.approver = approver
         self.mode = mode
 
-    def _decision(self, call: ToolCall) -> tuple[PermissionDecision, dict[str, Any]] | None:
-        """The decision for a call that would run, or None for one the registry will refuse anyway."""
-        found = get_tool(call.name)
+    def prepare(self, name: str, raw_args: str | dict[str, Any] | None) -> PreparedCall:
+        found = get_tool(name)
         if found is None:
-            return None
+            return PreparedCall(name, {}, failure=unknown_tool(name))
         try:
-            arguments = parse_arguments(call.arguments)
-            found.args_model.model_validate(arguments)
-        except (ToolError, ValidationError):
+            arguments = parse_arguments(raw_args)
+            args = validate(found, arguments)
+        except ToolError as err:
+            return PreparedCall(name, {}, found, failure=ToolResult.from_error(err))
+        decision = decide(found, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode)
+        return PreparedCall(name, arguments, found, args, decision)
+
+    def check(self, call: PreparedCall) -> Verdict | None:
+        """None when the call runs without asking; otherwise what happened: refused, approved or rejected."""
+        if call.allowed or call.decision is None:
             return None
-        decision = decide(call.name, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode)
-        return decision, arguments
-
-    def is_allowed(self, call: ToolCall) -> bool:
-        """True when the call runs without asking anyone (so it may run alongside others)."""
-        decided = self._decision(call)
-        return decided is None or decided[0].decision is Decision.ALLOW
-
-    def check(self, call: ToolCall) -> Verdict:
-        decided = self._decision(call)
-        if decided is None or decided[0].decision is Decision.ALLOW:
-            return Verdict()
-        decision, arguments = decided
-        event: dict[str, Any] = {"decision": decision.decision.value, "reason": decision.reason, "rule": decision.rule}
+        decision = call.decision
         if decision.decision is Decision.DENY:
-            event["outcome"] = "denied"
-            refused = ToolResult.fail(ErrorCode.PERMISSION_DENIED, f"{call.name} was not run: {decision.reason}")
-            return Verdict(refused, event)
+            return Verdict(decision, "denied", refused(call.name, decision))
         if self.approver is None:
-            rules = suggested_rules(call.name, arguments, decision)
-            how = how_to_allow(rules)
-            event.update(outcome="denied", how_to_allow=how)
+            how = how_to_allow(suggested_rules(call, decision))
             refusal = ToolResult.fail(
                 ErrorCode.PERMISSION_DENIED,
                 f"{call.name} was not run: it needs approval ({decision.reason}) and nobody can approve it in this "
@@ -78,23 +92,39 @@ class Gate:
                 hint="Do not retry it. Continue without it if you can; otherwise finish and tell the user what "
                 "you could not do and how to allow it.",
             )
-            return Verdict(refusal, event)
-        if self.approver.approve(call.name, arguments, decision.reason):
-            event["outcome"] = "approved"
-            return Verdict(None, event)
-        event["outcome"] = "rejected"
-        return Verdict(ToolResult.fail(ErrorCode.REJECTED_BY_USER, f"the user declined {call.name}"), event)
+            return Verdict(decision, "denied", refusal, how)
+        if self.approver.approve(call.name, call.arguments, decision.reason):
+            return Verdict(decision, "approved")
+        rejection = ToolResult.fail(ErrorCode.REJECTED_BY_USER, f"the user declined {call.name}")
+        return Verdict(decision, "rejected", rejection)
+
+    def run(self, call: PreparedCall) -> ToolResult:
+        """Run a prepared call (its permission already settled by the caller)."""
+        if call.failure is not None:
+            return call.failure
+        assert call.tool is not None and call.args is not None
+        return run(call.tool, call.args, self.ctx)
+
+    def run_direct(self, name: str, raw_args: str | dict[str, Any] | None) -> ToolResult:
+        """A call a person chose: `ask` counts as approved; deny rules and plan mode still refuse."""
+        call = self.prepare(name, raw_args)
+        if call.decision is not None and call.decision.decision is Decision.DENY:
+            return refused(call.name, call.decision)
+        return self.run(call)
 
 
-def suggested_rules(name: str, arguments: dict[str, Any], decision: PermissionDecision) -> list[str]:
+def refused(name: str, decision: PermissionDecision) -> ToolResult:
+    return ToolResult.fail(ErrorCode.PERMISSION_DENIED, f"{name} was not run: {decision.reason}", rule=decision.rule)
+
+
+def suggested_rules(call: PreparedCall, decision: PermissionDecision) -> list[str]:
     """The narrowest allow rules that would have let this exact call run."""
-    if name == "run_command":
-        commands = decision.commands or [str(arguments.get("command", ""))]
-        return [f"run_command({command})" for command in commands if command]
-    for field in PATH_FIELDS:
-        if isinstance(arguments.get(field), str):
-            return [f"{name}({arguments[field]})"]
-    return [name]
+    found = call.tool
+    if found is not None and found.command is not None:
+        commands = decision.commands or [str(call.arguments.get(found.command, ""))]
+        return [f"{call.name}({command})" for command in commands if command]
+    paths = found.path_arguments(call.arguments) if found is not None else []
+    return [f"{call.name}({paths[0][0]})"] if paths else [call.name]
 
 
 def how_to_allow(rules: list[str]) -> str:

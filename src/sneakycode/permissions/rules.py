@@ -9,18 +9,16 @@ must also stop `git push --force`. Every rule remembers the file, variable or fl
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sneakycode.config import LoadedSettings, Settings
 from sneakycode.permissions.shell.policy import CommandRule, CommandRules
+from sneakycode.tools.registry import all_tools
 
-SHELL_TOOL = "run_command"
 RULE_SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
 KINDS = ("deny", "ask", "allow")
 SHELL_LISTS = {"deny": "tools.shell.denied_commands", "allow": "tools.shell.allowed_commands"}
@@ -96,6 +94,7 @@ def _compile(lists: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]) 
     tools: dict[str, list[ToolRule]] = {kind: [] for kind in KINDS}
     shell: dict[str, list[CommandRule]] = {kind: [] for kind in KINDS}
     malformed: list[tuple[str, str, str | None]] = []
+    command_tools = {found.name for found in all_tools() if found.command is not None}
     for kind in KINDS:
         key = f"permissions.{kind}"
         for entry, origin in by_key[key]:
@@ -104,7 +103,7 @@ def _compile(lists: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]) 
                 malformed.append((key, entry, origin))
                 continue
             tool, pattern = parsed
-            if tool == SHELL_TOOL and pattern:
+            if tool in command_tools and pattern:
                 shell[kind].append(CommandRule.parse(pattern, entry, key, origin, prefix=kind != "allow"))
             else:
                 tools[kind].append(ToolRule(tool, pattern, entry, key, origin))
@@ -116,20 +115,6 @@ def _compile(lists: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]) 
         shell=CommandRules(tuple(shell["deny"]), tuple(shell["ask"]), tuple(shell["allow"])),
         malformed=tuple(malformed),
     )
-
-
-def path_forms(value: str, workspace: Path, directory: bool) -> set[str]:
-    """The workspace-relative forms a path argument can take: as written and with symlinks resolved, so a
-    link cannot carry a call past a rule. Directories end in `/` so that `build/` patterns match them."""
-    root = workspace.resolve()
-    given = Path(value)
-    lexical = Path(os.path.normpath(given if given.is_absolute() else root / given))
-    forms = set()
-    for candidate in (lexical, lexical.resolve()):
-        relative = os.path.relpath(candidate, root)
-        is_dir = directory or candidate.is_dir()
-        forms.add(relative + "/" if is_dir and relative != "." else relative)
-    return forms
 
 
 @lru_cache(maxsize=256)

@@ -96,11 +96,11 @@ def _probe(bwrap: str, workspace: Path, network: bool) -> SandboxProbe:
         result = run_process(argv, cwd=workspace, timeout=_PROBE_TIMEOUT, capture_limit=4096)
     except OSError as exc:
         return SandboxProbe(False, f"{bwrap} cannot be started: {exc.strerror}")
-    if result.exit_code == 0:
+    if result.ending.exit_code == 0:
         return SandboxProbe(True, bwrap=bwrap)
     said = result.stderr.decode("utf-8", errors="replace").strip()
-    if result.timed_out:
+    if result.ending.timed_out:
         said = f"it did not finish within {_PROBE_TIMEOUT:.0f} s"
     elif not said:
-        said = f"exit code {result.exit_code}, signal {result.signal_name}"
+        said = f"exit code {result.ending.exit_code}, signal {result.ending.signal_name}"
     return SandboxProbe(False, f"bwrap does not work here: {said}")

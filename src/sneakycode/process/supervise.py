@@ -12,14 +12,13 @@ command prints gigabytes.
 from __future__ import annotations
 
 import fcntl
-import fnmatch
 import os
 import selectors
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,18 +27,14 @@ from typing import Literal
 from sneakycode.process.capture import HeadBuffer, HeadTailCapture
 
 __all__ = [
-    "NON_INTERACTIVE",
-    "SECRET_VARIABLES",
     "CapturedRun",
     "Ending",
     "HeadBuffer",
     "HeadTailCapture",
     "ProcessResult",
     "Stream",
-    "command_environment",
     "run_captured",
     "run_process",
-    "shell_argv",
     "signal_name",
     "supervise",
 ]
@@ -55,58 +50,6 @@ _PF_EXITING = 0x4  # /proc/PID/stat flags: the process is exiting and will not r
 
 Stream = Literal["stdout", "stderr"]
 OutputSink = Callable[[Stream, bytes], None]
-
-# Variables that may hold credentials (matched on the upper-cased name): the model API keys SneakyCode
-# reads must never reach a command the model wrote.
-SECRET_VARIABLES = (
-    "*_API_KEY",
-    "*_TOKEN",
-    "*_SECRET*",
-    "*_PASSWORD",
-    "OPENAI_*",
-    "GROQ_*",
-    "OPENROUTER_*",
-    "ANTHROPIC_*",
-    "SNEAKYCODE_API_KEY",
-)
-# Keep pagers, editors, prompts and colour codes out of a non-interactive run.
-NON_INTERACTIVE = {
-    "SNEAKYCODE": "1",
-    "PAGER": "cat",
-    "GIT_PAGER": "cat",
-    "MANPAGER": "cat",
-    "SYSTEMD_PAGER": "cat",
-    "TERM": "dumb",
-    "NO_COLOR": "1",
-    "GIT_TERMINAL_PROMPT": "0",
-    "GCM_INTERACTIVE": "never",
-    "GIT_EDITOR": "true",
-    "EDITOR": "true",
-    "VISUAL": "true",
-    "DEBIAN_FRONTEND": "noninteractive",
-    "PIP_NO_INPUT": "1",
-    "PYTHONUNBUFFERED": "1",
-}
-
-
-def command_environment(base: Mapping[str, str] | None = None, *, also_remove: Iterable[str] = ()) -> dict[str, str]:
-    """The user's environment without credentials (and without `also_remove`), plus NON_INTERACTIVE."""
-    source = os.environ if base is None else base
-    extra = {name.upper() for name in also_remove}
-    env = {
-        name: value
-        for name, value in source.items()
-        if name.upper() not in extra and not any(fnmatch.fnmatchcase(name.upper(), p) for p in SECRET_VARIABLES)
-    }
-    env.update(NON_INTERACTIVE)
-    return env
-
-
-def shell_argv(command: str) -> list[str]:
-    """`bash -c command`, or `sh -c` where bash is missing."""
-    shell = "/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh"
-    return [shell, "-c", command]
-
 
 def signal_name(returncode: int | None) -> str | None:
     if returncode is None or returncode >= 0:
@@ -131,16 +74,13 @@ class Ending:
 
 @dataclass
 class ProcessResult:
-    exit_code: int | None
-    signal_name: str | None
-    timed_out: bool
-    cancelled: bool
-    duration: float
+    """A finished process: how it ended, and the head of each stream (with each stream's full size)."""
+
+    ending: Ending
     stdout: bytes
     stderr: bytes
     stdout_total: int
     stderr_total: int
-    background_killed: bool = False
 
     @property
     def truncated(self) -> bool:
@@ -203,18 +143,7 @@ def run_process(
         (out if stream == "stdout" else err).feed(chunk)
 
     ending = supervise(argv, cwd=cwd, env=env, timeout=timeout, cancel=cancel, kill_grace=kill_grace, sink=sink)
-    return ProcessResult(
-        exit_code=ending.exit_code,
-        signal_name=ending.signal_name,
-        timed_out=ending.timed_out,
-        cancelled=ending.cancelled,
-        duration=ending.duration,
-        stdout=bytes(out.kept),
-        stderr=bytes(err.kept),
-        stdout_total=out.total,
-        stderr_total=err.total,
-        background_killed=ending.background_killed,
-    )
+    return ProcessResult(ending, bytes(out.kept), bytes(err.kept), out.total, err.total)
 
 
 def supervise(

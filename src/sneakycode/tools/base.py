@@ -8,17 +8,18 @@ docs are derived from it.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar, get_type_hints
+from typing import Any, NamedTuple, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.context import ToolContext
 
-__all__ = ["ErrorCode", "Tier", "Tool", "ToolArgs", "ToolContext", "ToolError", "ToolResult", "tool"]
+__all__ = ["ErrorCode", "Preview", "Tier", "Tool", "ToolArgs", "ToolContext", "ToolError", "ToolResult", "tool"]
 
 
 class Tier(StrEnum):
@@ -86,14 +87,35 @@ ArgsT = TypeVar("ArgsT", bound=ToolArgs)
 ToolFunc = Callable[[Any, ToolContext], ToolResult]
 
 
+class Preview(NamedTuple):
+    """What a person should see before approving a call: the text, and the syntax to highlight it as."""
+
+    text: str
+    syntax: str = "text"
+
+
 @dataclass(frozen=True)
 class Tool:
+    """One tool and everything the rest of SneakyCode needs to know about it; nothing outside tools/ lists
+    tool names, it asks these facets instead."""
+
     name: str
     description: str
     args_model: type[ToolArgs]
     func: ToolFunc
     tier: Tier
-    read_only: bool
+    read_only: bool = False  # changes nothing, so it may run alongside other read-only calls
+    edits_files: bool = False  # auto-edit mode approves it (outside .sneakycode/)
+    paths: tuple[str, ...] = ()  # arguments that are workspace paths; permission rules match them
+    directories: tuple[str, ...] = ()  # those of `paths` that always name a folder
+    command: str | None = None  # the argument that is a shell command line (command rules, shell policy)
+    ends_run: bool = False  # a successful call ends the agent's run
+    mcp: bool = True  # offered by `sneakycode mcp`; tools of SneakyCode's own loop are not
+    quiet_on_success: bool = False  # the terminal shows no result line when it succeeds
+    records_read: bool = False  # a success puts its path in the read ledger; eliding the result un-reads it
+    headline: str | None = None  # the argument shown beside the name in one-line displays
+    preview: Callable[[dict[str, Any]], Preview] | None = None  # shown before approval (default: the JSON)
+    example: dict[str, Any] = field(default_factory=dict)  # a typical call, for docs/tools.md
 
     def parameters_schema(self) -> dict[str, Any]:
         return compact_schema(self.args_model.model_json_schema())
@@ -104,23 +126,47 @@ class Tool:
             "function": {"name": self.name, "description": self.description, "parameters": self.parameters_schema()},
         }
 
+    def path_arguments(self, arguments: dict[str, Any]) -> list[tuple[str, bool]]:
+        """The call's path values (defaults included), each with whether it names a folder."""
+        fields = self.args_model.model_fields
+        found = []
+        for name in self.paths:
+            value = arguments.get(name, fields[name].default if not fields[name].is_required() else None)
+            if isinstance(value, str):
+                found.append((value, name in self.directories))
+        return found
 
-def tool(
-    *, name: str, tier: Tier, read_only: bool = False
-) -> Callable[[Callable[[ArgsT, ToolContext], ToolResult]], Tool]:
-    """Declare a tool from a function `(args: SomeArgs, ctx: ToolContext) -> ToolResult`."""
+    def headline_of(self, arguments: dict[str, Any]) -> str:
+        """The one argument that says what this call is about (the command, the path, the pattern), or ""."""
+        key = self.headline or self.command or (self.paths[0] if self.paths else None)
+        value = arguments.get(key) if key else None
+        return value if isinstance(value, str) else ""
+
+    def preview_of(self, arguments: dict[str, Any]) -> Preview:
+        if self.preview is not None:
+            return self.preview(arguments)
+        return Preview(json.dumps(arguments, indent=2, ensure_ascii=False), "json")
+
+
+def tool(*, name: str, tier: Tier, **facets: Any) -> Callable[[Callable[[ArgsT, ToolContext], ToolResult]], Tool]:
+    """Declare a tool from a function `(args: SomeArgs, ctx: ToolContext) -> ToolResult`; `facets` are the
+    Tool fields after `tier` (read_only, edits_files, paths, ...)."""
 
     def wrap(func: Callable[[ArgsT, ToolContext], ToolResult]) -> Tool:
         hints = get_type_hints(func)
         args_model = hints[next(iter(inspect.signature(func).parameters))]
-        return Tool(
+        declared = Tool(
             name=name,
             description=" ".join(inspect.cleandoc(func.__doc__ or "").split()),
             args_model=args_model,
             func=func,
             tier=tier,
-            read_only=read_only,
+            **facets,
         )
+        unknown = set(declared.paths) - set(args_model.model_fields)
+        if unknown or (declared.command and declared.command not in args_model.model_fields):
+            raise TypeError(f"tool {name}: facets name arguments it does not have: {unknown or declared.command}")
+        return declared
 
     return wrap
 

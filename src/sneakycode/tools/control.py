@@ -11,7 +11,16 @@ class FinishArgs(ToolArgs):
     message: str = Field("Task complete.", description="summary for the user")
 
 
-@tool(name="finish", tier=Tier.AUTO, read_only=True)
+@tool(
+    name="finish",
+    tier=Tier.AUTO,
+    read_only=True,
+    ends_run=True,
+    mcp=False,
+    quiet_on_success=True,
+    headline="message",
+    example={"message": "Added the --verbose flag and a test for it; all tests pass."},
+)
 def finish(args: FinishArgs, ctx: ToolContext) -> ToolResult:
     """End the run when the task is done or cannot be done, saying what was done and what is left open."""
     return ToolResult.ok(args.message, finished=True)

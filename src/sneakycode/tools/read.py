@@ -48,7 +48,14 @@ class ReadFileArgs(ToolArgs):
         return self
 
 
-@tool(name="read_file", tier=Tier.AUTO, read_only=True)
+@tool(
+    name="read_file",
+    tier=Tier.AUTO,
+    read_only=True,
+    paths=("file_path",),
+    records_read=True,
+    example={"file_path": "app/main.py", "start_line": 10, "end_line": 40},
+)
 def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     """Read a text file as numbered lines (`cat -n`: number, tab, text), up to 2000 lines from start_line.
     Read a file before you edit or overwrite it."""
@@ -91,7 +98,14 @@ class ListDirArgs(ToolArgs):
     recursive: bool = False
 
 
-@tool(name="list_dir", tier=Tier.AUTO, read_only=True)
+@tool(
+    name="list_dir",
+    tier=Tier.AUTO,
+    read_only=True,
+    paths=("directory_path",),
+    directories=("directory_path",),
+    example={"directory_path": "app/tools", "recursive": True},
+)
 def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
     """List a directory, folders first (ending in /). recursive=true lists the whole tree, skipping .git and
     what .gitignore/.ignore hide (the same rules as grep_files and find_files)."""

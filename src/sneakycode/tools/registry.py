@@ -1,8 +1,8 @@
 """The single list of tools, and the one way to run a tool call the way the model made it.
 
-`execute` parses and validates the arguments with the tool's pydantic model, runs the tool, turns any
-ToolError into a failed result and caps the rendered output at max_output_bytes. Nothing above this module
-calls a tool function directly.
+`parse_arguments` and `validate` turn the model's JSON into the tool's pydantic model; `run` runs the tool,
+turns any ToolError into a failed result and caps the rendered output at max_output_bytes. Nothing above
+this module calls a tool function directly, and every caller comes through `permissions.gate`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.tools.base import Tool, ToolContext, ToolResult
+from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 
 # Modules in the order their tools are offered to the model.
 TOOL_MODULES = (
@@ -83,8 +83,9 @@ def describe_validation_error(exc: ValidationError) -> str:
     return "\n".join(problems)
 
 
-def unknown_tool(name: str) -> ToolResult:
-    names = [t.name for t in all_tools()]
+def unknown_tool(name: str, offered: list[str] | None = None) -> ToolResult:
+    """`offered`: the names this caller offers, when that is not every tool (MCP leaves the loop's own out)."""
+    names = offered if offered is not None else [t.name for t in all_tools()]
     close = difflib.get_close_matches(name, names, n=3, cutoff=0.4)
     suggestion = f"Closest: {', '.join(close)}. " if close else ""
     return ToolResult.fail(
@@ -95,21 +96,22 @@ def unknown_tool(name: str) -> ToolResult:
     )
 
 
-def execute(name: str, raw_args: str | dict[str, Any] | None, ctx: ToolContext) -> ToolResult:
-    """Run one tool call exactly as the model made it. Never raises for a bad call."""
-    found = get_tool(name)
-    if found is None:
-        return unknown_tool(name)
+def validate(found: Tool, arguments: dict[str, Any]) -> ToolArgs:
+    """The call's arguments checked against the tool's model; a ToolError names every problem."""
     try:
-        arguments = parse_arguments(raw_args)
-        try:
-            args = found.args_model.model_validate(arguments)
-        except ValidationError as exc:
-            raise ToolError(
-                ErrorCode.INVALID_ARGUMENTS,
-                f"invalid arguments for {name}",
-                detail=describe_validation_error(exc),
-            ) from None
+        return found.args_model.model_validate(arguments)
+    except ValidationError as exc:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENTS,
+            f"invalid arguments for {found.name}",
+            detail=describe_validation_error(exc),
+        ) from None
+
+
+def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
+    """Run a tool on validated arguments: a ToolError becomes a failed result, and the output is capped.
+    Callers reach this through `permissions.gate`, which parses, validates and decides each call once."""
+    try:
         result = found.func(args, ctx)
     except ToolError as err:
         result = ToolResult.from_error(err)

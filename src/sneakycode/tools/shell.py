@@ -17,9 +17,10 @@ from typing import Any
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.sandbox import bwrap_argv, probe
-from sneakycode.process.supervise import CapturedRun, HeadTailCapture, command_environment, run_captured, shell_argv
-from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
+from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
 
 KILL_GRACE_SECONDS = 2.0
 # The spill file is capped too: a command printing at full speed until its timeout would fill the disk.
@@ -38,7 +39,13 @@ class RunCommandArgs(ToolArgs):
     cwd: str | None = None
 
 
-@tool(name="run_command", tier=Tier.CONFIRM)
+@tool(
+    name="run_command",
+    tier=Tier.CONFIRM,
+    command="command",
+    preview=lambda arguments: Preview(f"$ {arguments.get('command', '')}", "bash"),
+    example={"command": "pytest -q tests/test_app.py", "timeout": 120},
+)
 def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     """Run a bash command in the workspace (or `cwd` inside it), stdin closed; returns the output and exit
     code (non-zero is an error). timeout is in seconds; then, and at exit, its processes are killed: no servers or

@@ -31,7 +31,13 @@ class UpdateTasksArgs(ToolArgs):
     tasks: list[TaskItem]
 
 
-@tool(name="update_tasks", tier=Tier.AUTO)
+@tool(
+    name="update_tasks",
+    tier=Tier.AUTO,
+    mcp=False,
+    quiet_on_success=True,
+    example={"tasks": [{"id": "1", "content": "Add the --verbose flag", "status": "in_progress"}]},
+)
 def update_tasks(args: UpdateTasksArgs, ctx: ToolContext) -> ToolResult:
     """Replace the task list the user sees (send the whole list). For multi-step work: one task
     in_progress, mark each completed when done."""

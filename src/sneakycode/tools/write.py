@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.read import split_lines
 
 
@@ -14,7 +14,14 @@ class WriteFileArgs(ToolArgs):
     content: str = Field(description="the whole new file")
 
 
-@tool(name="write_file", tier=Tier.CONFIRM)
+@tool(
+    name="write_file",
+    tier=Tier.CONFIRM,
+    edits_files=True,
+    paths=("file_path",),
+    preview=lambda arguments: Preview(str(arguments.get("content", ""))),
+    example={"file_path": "app/utils/helpers.py", "content": "def greet():\n    return 'hello'\n"},
+)
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     """Create a file, or overwrite one you have read (parent folders are created). For small changes use
     str_replace. Encoding and line endings of an existing file are kept."""
@@ -42,7 +49,14 @@ class MakeDirArgs(ToolArgs):
     directory_path: str
 
 
-@tool(name="make_dir", tier=Tier.CONFIRM)
+@tool(
+    name="make_dir",
+    tier=Tier.CONFIRM,
+    edits_files=True,
+    paths=("directory_path",),
+    directories=("directory_path",),
+    example={"directory_path": "app/services/new_module"},
+)
 def make_dir(args: MakeDirArgs, ctx: ToolContext) -> ToolResult:
     """Create a directory and its missing parents (`mkdir -p`)."""
     ws = ctx.workspace
@@ -60,7 +74,12 @@ class DeleteFileArgs(ToolArgs):
     file_path: str
 
 
-@tool(name="delete_file", tier=Tier.CONFIRM)
+@tool(
+    name="delete_file",
+    tier=Tier.CONFIRM,
+    paths=("file_path",),
+    example={"file_path": "app/utils/deprecated.py"},
+)
 def delete_file(args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
     """Delete one file (not a directory, nothing in .git/). A link is removed, not its target."""
     ws = ctx.workspace

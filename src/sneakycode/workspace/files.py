@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.workspace.paths import contains, locate
 from sneakycode.workspace.textfiles import TextFile, TextFormat, decode_text, encode_text, sha256_bytes, short_diff
 
 _NEAR_MISS_WALK_LIMIT = 5000
@@ -97,7 +98,7 @@ class Workspace:
 
     def contains(self, path: Path) -> bool:
         """True when `path` (already absolute and normalised) is the root or below it."""
-        return os.path.commonpath([self.root, path]) == str(self.root)
+        return contains(self.root, path)
 
     def resolve(self, user_path: str, *, must_exist: bool = False) -> Path:
         """The real, contained path for a model-supplied path, or a ToolError saying exactly why not."""
@@ -110,16 +111,14 @@ class Workspace:
                 ErrorCode.INVALID_PATH,
                 f"the path {user_path!r} starts with '~'; home folders are not expanded and lie outside the workspace",
             )
-        candidate = Path(user_path)
-        lexical = Path(os.path.normpath(candidate if candidate.is_absolute() else self.root / candidate))
-        real = Path(os.path.realpath(lexical))
-        # An absolute path through an alias of the root (a symlinked checkout) is inside when its real path is.
-        if not self.contains(lexical) and not self.contains(real):
+        located = locate(self.root, user_path)
+        lexical, real = located.lexical, located.real
+        if located.written is None and not located.real_inside:
             raise ToolError(
                 ErrorCode.OUTSIDE_WORKSPACE,
                 f"{user_path!r} resolves to {lexical}, outside the workspace {self.root}",
             )
-        if not self.contains(real):
+        if not located.real_inside:
             raise ToolError(
                 ErrorCode.SYMLINK_ESCAPE,
                 f"{user_path!r} goes through a symbolic link to {real}, outside the workspace {self.root}",
@@ -302,7 +301,7 @@ class Workspace:
         if real.exists():
             raise ToolError(ErrorCode.NOT_A_DIRECTORY, f"{self.display(real)!r} exists and is a file")
         if self.journal is not None:
-            self.journal.record_before(real, "make_dir")
+            self.journal.record_before(real, "mkdir")
         try:
             real.mkdir()
         except OSError as exc:

@@ -44,7 +44,7 @@ def usage_from(payload: dict[str, Any]) -> Usage | None:
     )
 
 
-def estimate_tokens(text: str) -> int:
+def estimate_text_tokens(text: str) -> int:
     """The rough rule used when a server reports no usage: four characters per token."""
     return (len(text) + 3) // 4
 

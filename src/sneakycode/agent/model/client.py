@@ -25,7 +25,7 @@ from urllib.parse import urlparse
 
 import openai
 
-from sneakycode.agent.model.assembly import TurnBuilder, estimate_tokens
+from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
@@ -313,7 +313,9 @@ class OpenAIChatModel:
             self._told_estimated = True
         prompt = json.dumps(request.messages) + (json.dumps(request.tools) if request.tools else "")
         reply = turn.content + turn.reasoning + "".join(c.name + c.arguments for c in turn.tool_calls)
-        return Usage(prompt_tokens=estimate_tokens(prompt), completion_tokens=estimate_tokens(reply), estimated=True)
+        return Usage(
+            prompt_tokens=estimate_text_tokens(prompt), completion_tokens=estimate_text_tokens(reply), estimated=True
+        )
 
     def _final_error(self, failure: _Failure, retries: int) -> ModelError:
         config = self.config

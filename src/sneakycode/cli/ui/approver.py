@@ -3,7 +3,6 @@ the rest of the session (the same tool, or for run_command the same command line
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Callable
 from typing import Any
@@ -12,34 +11,28 @@ from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 
+from sneakycode.tools.base import Preview
+from sneakycode.tools.registry import get_tool
+
 PREVIEW_LINES = 40
-LEXERS = {"str_replace": "diff", "patch_apply": "diff", "run_command": "bash"}
 
 
 def session_key(tool_name: str, arguments: dict[str, Any]) -> str:
-    if tool_name == "run_command":
-        return f"run_command({arguments.get('command', '')})"
+    """What `a` (always) approves for the rest of the session: the same tool, or for a tool that runs a
+    command line, the same command line."""
+    found = get_tool(tool_name)
+    if found is not None and found.command is not None:
+        return f"{tool_name}({arguments.get(found.command, '')})"
     return tool_name
 
 
-def preview(tool_name: str, arguments: dict[str, Any]) -> str:
-    """What the user should see before saying yes: the command, the diff, or the content."""
-    if tool_name == "run_command":
-        return f"$ {arguments.get('command', '')}"
-    if tool_name == "str_replace":
-        diff = difflib.unified_diff(
-            str(arguments.get("old_str", "")).splitlines(),
-            str(arguments.get("new_str", "")).splitlines(),
-            "before",
-            "after",
-            lineterm="",
-        )
-        return "\n".join(list(diff)[2:])
-    if tool_name == "patch_apply":
-        return str(arguments.get("patch", ""))
-    if tool_name == "write_file":
-        return str(arguments.get("content", ""))
-    return json.dumps(arguments, indent=2, ensure_ascii=False)
+def preview(tool_name: str, arguments: dict[str, Any]) -> Preview:
+    """What the user should see before saying yes, as the tool itself describes it (the command, the
+    diff, the content), else the call's JSON."""
+    found = get_tool(tool_name)
+    if found is None:
+        return Preview(json.dumps(arguments, indent=2, ensure_ascii=False), "json")
+    return found.preview_of(arguments)
 
 
 class TerminalApprover:
@@ -52,14 +45,16 @@ class TerminalApprover:
         key = session_key(tool_name, arguments)
         if key in self.always:
             return True
-        target = arguments.get("file_path") or arguments.get("directory_path")
-        what = f"{tool_name} {target}" if target else tool_name
+        found = get_tool(tool_name)
+        paths = found.path_arguments(arguments) if found is not None else []
+        what = f"{tool_name} {paths[0][0]}" if paths else tool_name
         self.console.print(f"\n[bold yellow]Allow {escape(what)}?[/]  [dim]{escape(reason)}[/]")
-        lines = preview(tool_name, arguments).splitlines()
+        shown = preview(tool_name, arguments)
+        lines = shown.text.splitlines()
         body = "\n".join(lines[:PREVIEW_LINES])
         if len(lines) > PREVIEW_LINES:
             body += f"\n... {len(lines) - PREVIEW_LINES} more lines"
-        self.console.print(Syntax(body, LEXERS.get(tool_name, "text"), word_wrap=True))
+        self.console.print(Syntax(body, shown.syntax, word_wrap=True))
         while True:
             answer = self.ask("[y]es / [n]o / [a]lways for this session > ").strip().lower()
             if answer in ("y", "yes"):

@@ -9,9 +9,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sneakycode.agent.loop import Agent
-from sneakycode.config import LoadedSettings
-
-MODES = ("default", "auto-edit", "plan", "yolo")
+from sneakycode.config import LoadedSettings, PermissionMode
 
 
 @dataclass
@@ -50,18 +48,16 @@ def _undo(sc: SlashContext, arg: str) -> bool:
 def _permissions(sc: SlashContext, _arg: str) -> bool:
     from sneakycode.cli.permissions_command import rules_report
 
-    mode = sc.agent.gate.mode or sc.loaded.settings.permissions.mode
-    sc.console.print(f"mode: {mode}")
+    sc.console.print(f"mode: {sc.agent.mode}")
     sc.console.print(escape(rules_report(sc.loaded)))
     return True
 
 
 def _mode(sc: SlashContext, arg: str) -> bool:
-    if arg not in MODES:
-        current = sc.agent.gate.mode or sc.loaded.settings.permissions.mode
-        sc.console.print(f"mode: {current}  (choose with /mode {' | '.join(MODES)})")
+    if arg not in list(PermissionMode):
+        sc.console.print(f"mode: {sc.agent.mode}  (choose with /mode {' | '.join(PermissionMode)})")
         return True
-    sc.agent.gate.mode = arg
+    sc.agent.set_mode(arg)
     sc.console.print(f"mode set to {arg}")
     return True
 
@@ -76,8 +72,7 @@ def _tasks(sc: SlashContext, _arg: str) -> bool:
 
 
 def _clear(sc: SlashContext, _arg: str) -> bool:
-    sc.agent.history[1:] = []
-    sc.agent.ctx.workspace.ledger.clear()
+    sc.agent.clear()
     sc.console.print("Conversation cleared; files must be read again before they are edited.")
     return True
 

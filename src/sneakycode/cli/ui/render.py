@@ -2,31 +2,23 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from rich.console import Console
 from rich.markup import escape
 
+from sneakycode.agent.events import Event, ToolCallEvent, ToolResultEvent
+
 RESULT_PREVIEW_LINES = 6
-# Their successful results repeat what the session shows anyway (the task list, the final message).
-QUIET_ON_SUCCESS = frozenset({"finish", "update_tasks"})
 TASK_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
 
 
-def summarize_call(name: str, arguments: str | dict[str, Any]) -> str:
-    """One line naming the call's most telling argument (the path, the command or the pattern)."""
-    try:
-        args = json.loads(arguments) if isinstance(arguments, str) else arguments
-    except json.JSONDecodeError:
-        return f"{name}({str(arguments)[:80]})"
-    if not isinstance(args, dict):
-        return f"{name}(...)"
-    for key in ("command", "file_path", "directory_path", "pattern", "message"):
-        if isinstance(args.get(key), str):
-            value = args[key].replace("\n", " ")
-            return f"{name}({value[:100]}{'...' if len(value) > 100 else ''})"
-    return f"{name}()"
+def summarize_call(event: ToolCallEvent) -> str:
+    """One line naming the call's most telling argument (the command, the path or the pattern)."""
+    value = event["headline"].replace("\n", " ")
+    if value:
+        return f"{event['name']}({value[:100]}{'...' if len(value) > 100 else ''})"
+    if event["arguments"].strip() in ("", "{}"):
+        return f"{event['name']}()"
+    return f"{event['name']}({event['arguments'][:80]})"
 
 
 class TerminalSink:
@@ -40,30 +32,29 @@ class TerminalSink:
             self.console.print()
             self._streaming = False
 
-    def emit(self, event: dict[str, Any]) -> None:
-        kind = event["type"]
-        if kind == "text_delta":
+    def emit(self, event: Event) -> None:
+        if event["type"] == "text_delta":
             self.console.print(event["text"], end="", markup=False, highlight=False)
             self._streaming = True
             return
         self._end_stream()
-        if kind == "reasoning" and self.show_reasoning and event["text"]:
+        if event["type"] == "reasoning" and self.show_reasoning and event["text"]:
             self.console.print(f"[dim italic]{escape(event['text'])}[/]")
-        elif kind == "tool_call":
-            self.console.print(f"[bold cyan]*[/] [cyan]{escape(summarize_call(event['name'], event['arguments']))}[/]")
-        elif kind == "tool_result" and not (event["success"] and event["name"] in QUIET_ON_SUCCESS):
+        elif event["type"] == "tool_call":
+            self.console.print(f"[bold cyan]*[/] [cyan]{escape(summarize_call(event))}[/]")
+        elif event["type"] == "tool_result" and not (event["success"] and event["quiet"]):
             self._result(event)
-        elif kind == "permission" and event.get("outcome") in ("denied", "rejected"):
+        elif event["type"] == "permission" and event["outcome"] in ("denied", "rejected"):
             self.console.print(f"  [yellow]{escape(event['name'])} {event['outcome']}: {escape(event['reason'])}[/]")
-        elif kind == "tasks":
+        elif event["type"] == "tasks":
             for task in event["tasks"]:
                 mark = TASK_MARKS.get(task.get("status", ""), "[?]")
                 self.console.print(f"  [magenta]{mark}[/] {escape(str(task.get('content', '')))}")
-        elif kind == "notice":
-            self.console.print(f"[yellow]{escape(str(event['message']))}[/]")
+        elif event["type"] == "notice":
+            self.console.print(f"[yellow]{escape(event['message'])}[/]")
 
-    def _result(self, event: dict[str, Any]) -> None:
-        text = str(event.get("content", ""))
+    def _result(self, event: ToolResultEvent) -> None:
+        text = event["content"]
         lines = text.splitlines() or [""]
         style = "dim" if event["success"] else "red"
         shown = lines[:RESULT_PREVIEW_LINES]

@@ -21,6 +21,7 @@ from pathlib import Path
 from sneakycode.permissions.shell.syntax import ParsedLine, Redirect, parse_line, quoted
 from sneakycode.permissions.shell.words import Word
 from sneakycode.permissions.shell.wrappers import command_name, option_blockers, unwrap
+from sneakycode.workspace.paths import locate
 
 MAX_DEPTH = 16
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -324,8 +325,7 @@ class _Judge:
             return f"{what} {quoted(value)} in a home folder, outside the workspace"
         if not os.path.isabs(value) and moved:
             return f"{what} {quoted(value)} relative to a directory changed earlier in the line (cd, pushd, popd)"
-        resolved = (self.workspace / value).resolve()
-        if resolved == self.workspace or resolved.is_relative_to(self.workspace):
+        if locate(self.workspace, value).real_inside:
             return None
         return f"{what} {quoted(value)}, outside the workspace"
 

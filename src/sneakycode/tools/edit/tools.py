@@ -8,16 +8,18 @@ which strategy matched, where, and the edited lines; or why not, with the closes
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.edit.matching import (
     MATCH_LIST_LIMIT,
     STRATEGIES,
@@ -35,6 +37,18 @@ from sneakycode.workspace.files import Workspace
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
 
 
+def _replacement_preview(arguments: dict[str, Any]) -> Preview:
+    """old_str against new_str as a diff (the approval shows what will change, not the whole call)."""
+    diff = difflib.unified_diff(
+        str(arguments.get("old_str", "")).splitlines(),
+        str(arguments.get("new_str", "")).splitlines(),
+        "before",
+        "after",
+        lineterm="",
+    )
+    return Preview("\n".join(list(diff)[2:]), "diff")
+
+
 class StrReplaceArgs(ToolArgs):
     file_path: str
     old_str: str = Field(description="file text, without line numbers")
@@ -42,7 +56,14 @@ class StrReplaceArgs(ToolArgs):
     replace_all: bool = False
 
 
-@tool(name="str_replace", tier=Tier.CONFIRM)
+@tool(
+    name="str_replace",
+    tier=Tier.CONFIRM,
+    edits_files=True,
+    paths=("file_path",),
+    preview=_replacement_preview,
+    example={"file_path": "app/main.py", "old_str": "def old_name():", "new_str": "def new_name():"},
+)
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     """Replace old_str with new_str in a file you have read. old_str must occur once (add context lines)
     unless replace_all. Line endings, trailing spaces, indentation and curly quotes are matched leniently
@@ -145,7 +166,17 @@ class PatchApplyArgs(ToolArgs):
     patch: str
 
 
-@tool(name="patch_apply", tier=Tier.CONFIRM)
+@tool(
+    name="patch_apply",
+    tier=Tier.CONFIRM,
+    edits_files=True,
+    paths=("file_path",),
+    preview=lambda arguments: Preview(str(arguments.get("patch", "")), "diff"),
+    example={
+        "file_path": "app/main.py",
+        "patch": "@@ -1,3 +1,3 @@\n import sys\n-print('old')\n+print('new')\n sys.exit(0)\n",
+    },
+)
 def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     """Apply a unified diff of one file you have read: `@@ -12,4 +12,5 @@` hunks of ' ', '-' and '+' lines.
     Hunks are found by context even if line numbers are off; all apply or none. `--- /dev/null` creates a

@@ -85,9 +85,9 @@ def lines_argv(rg: str, request: GrepRequest, paths: list[str]) -> list[str]:
 
 def _run(argv: list[str], cwd: Path, cancel: threading.Event) -> ProcessResult:
     result = run_process(argv, cwd=cwd, timeout=TIMEOUT_SECONDS, capture_limit=CAPTURE_LIMIT, cancel=cancel)
-    if result.cancelled:
+    if result.ending.cancelled:
         raise ToolError(ErrorCode.CANCELLED, "the search was cancelled")
-    if result.timed_out:
+    if result.ending.timed_out:
         raise ToolError(
             ErrorCode.TIMED_OUT,
             f"the search ran longer than {TIMEOUT_SECONDS:.0f} seconds and was stopped",
@@ -99,7 +99,7 @@ def _run(argv: list[str], cwd: Path, cancel: threading.Event) -> ProcessResult:
 def count(rg: str, request: GrepRequest, *, cwd: Path, cancel: threading.Event) -> GrepReport:
     """Every file with a match and its number of matching lines (ripgrep's --count), unsorted."""
     result = _run(count_argv(rg, request), cwd, cancel)
-    if result.exit_code == 2 and not result.stdout:
+    if result.ending.exit_code == 2 and not result.stdout:
         raise _failure(request.pattern, result.stderr.decode("utf-8", errors="replace"))
     out = result.stdout
     if request.first_match_only:
@@ -137,7 +137,7 @@ def find(rg: str, request: FindRequest, *, cwd: Path, cancel: threading.Event) -
         argv += ["--max-filesize", str(request.max_filesize)]
     argv += ["--", *request.roots]
     result = _run(argv, cwd, cancel)
-    if result.exit_code == 2 and not result.stdout:
+    if result.ending.exit_code == 2 and not result.stdout:
         raise ToolError(ErrorCode.IO_ERROR, f"ripgrep failed: {result.stderr.decode('utf-8', 'replace').strip()}")
     return [_clean(os.fsdecode(raw)) for raw in result.stdout.split(b"\0")[:-1]]
 

@@ -108,7 +108,14 @@ class GrepFilesArgs(ToolArgs):
     include_ignored: bool = False
 
 
-@tool(name="grep_files", tier=Tier.AUTO, read_only=True)
+@tool(
+    name="grep_files",
+    tier=Tier.AUTO,
+    read_only=True,
+    paths=("path",),
+    headline="pattern",
+    example={"pattern": "def main", "path": "app/", "file_pattern": "*.py"},
+)
 def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
     """Regex search (ripgrep syntax) of file contents in `path`, a folder or file; prints path:line:text.
     file_pattern: space-separated globs on paths below `path` (`*.py`, `src/**/*.ts`, `!*_test.go`).
@@ -251,7 +258,14 @@ class FindFilesArgs(ToolArgs):
     include_ignored: bool = False
 
 
-@tool(name="find_files", tier=Tier.AUTO, read_only=True)
+@tool(
+    name="find_files",
+    tier=Tier.AUTO,
+    read_only=True,
+    paths=("path",),
+    headline="pattern",
+    example={"pattern": "*.yaml", "path": "config/"},
+)
 def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     """Find files by space-separated globs on their path below folder `path`: `*.py` (any depth),
     `src/**/test_*.py`, `!glob` excludes. Skips .git and .gitignored files unless include_ignored."""

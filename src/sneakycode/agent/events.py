@@ -1,0 +1,97 @@
+"""What the agent tells its EventSink as a run goes: one TypedDict per event, told apart by `type`.
+
+Headless mode streams most of them as JSON lines (`stream-json`), so their fields are a public contract;
+the terminal renders them. `tool_result.content` is exactly what the model sees.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+
+class TurnEvent(TypedDict):
+    type: Literal["turn"]
+    turn: int
+
+
+class TextDeltaEvent(TypedDict):
+    type: Literal["text_delta"]
+    text: str
+
+
+class ReasoningEvent(TypedDict):
+    type: Literal["reasoning"]
+    text: str
+
+
+class CallSummary(TypedDict):
+    id: str
+    name: str
+    arguments: str
+
+
+class AssistantEvent(TypedDict):
+    type: Literal["assistant"]
+    text: str
+    tool_calls: list[CallSummary]
+
+
+class UsageEvent(TypedDict):
+    type: Literal["usage"]
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool
+    history_tokens_estimate: int
+
+
+class ToolCallEvent(TypedDict):
+    type: Literal["tool_call"]
+    id: str
+    name: str
+    arguments: str
+    headline: str  # the argument that says what the call is about (command, path, pattern), or ""
+
+
+class PermissionEvent(TypedDict):
+    type: Literal["permission"]
+    id: str
+    name: str
+    decision: str
+    reason: str
+    rule: str | None
+    outcome: Literal["denied", "approved", "rejected"]
+    how_to_allow: NotRequired[str]
+
+
+class ToolResultEvent(TypedDict):
+    type: Literal["tool_result"]
+    id: str
+    name: str
+    success: bool
+    code: str | None
+    content: str
+    quiet: bool  # the tool asks not to be shown when it succeeds (finish, update_tasks)
+
+
+class TasksEvent(TypedDict):
+    type: Literal["tasks"]
+    tasks: list[dict[str, str]]
+
+
+class NoticeEvent(TypedDict):
+    type: Literal["notice"]
+    message: str
+
+
+Event = (
+    TurnEvent
+    | TextDeltaEvent
+    | ReasoningEvent
+    | AssistantEvent
+    | UsageEvent
+    | ToolCallEvent
+    | PermissionEvent
+    | ToolResultEvent
+    | TasksEvent
+    | NoticeEvent
+)
