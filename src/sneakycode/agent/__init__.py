@@ -1,0 +1,1 @@
+"""The loop: model turn -> tool calls -> permission gate -> tool -> result -> next turn, behind narrow seams."""

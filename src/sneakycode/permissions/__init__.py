@@ -1,0 +1,1 @@
+"""allow | ask | deny before anything runs: rules, the one decision, the one gate every caller uses."""

@@ -1,0 +1,1 @@
+"""The only place that starts subprocesses: supervision, bounded capture, environment, the sandbox."""

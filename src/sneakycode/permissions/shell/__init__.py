@@ -1,0 +1,1 @@
+"""Command lines as bash runs them: parsing (tree-sitter-bash), words, wrappers, and the command policy."""
