@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sneakycode.config import load_settings
+from sneakycode.config import load_settings, record_trust, trust_state_dir
 from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ToolContext, ToolResult
 from sneakycode.tools.context import open_tool_context
@@ -54,6 +54,17 @@ def ctx(ws: Path) -> ToolContext:
 def call(ctx: ToolContext, name: str, **args: Any) -> ToolResult:
     """Run a tool the way the model would (JSON arguments through the registry)."""
     return Gate(ctx).run_direct(name, json.dumps(args))
+
+
+def project_config(ws: Path, text: str, *, trusted: bool = True) -> Path:
+    """Write the workspace's `.sneakycode/config.toml`; `trusted` records the user's trust in it, as
+    `sneakycode trust` does, so what it asks for applies in full."""
+    path = ws / ".sneakycode" / "config.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    if trusted:
+        record_trust(ws.resolve(), path.read_bytes(), trust_state_dir())
+    return path
 
 
 @dataclass

@@ -8,6 +8,7 @@ import pytest
 
 from sneakycode.config import load_settings, user_config_path
 from sneakycode.errors import ConfigError
+from tests.conftest import project_config
 
 
 def write(path: Path, text: str) -> Path:
@@ -29,7 +30,7 @@ def test_user_config_lives_under_xdg_config_home(isolated_home: Path) -> None:
 
 def test_layers_override_in_order(ws: Path) -> None:
     write(user_config_path(), "max_output_bytes = 10000\nmax_turns = 7\n[tools.shell]\ndefault_timeout = 5\n")
-    write(ws / ".sneakycode/config.toml", "max_output_bytes = 20000\n")
+    project_config(ws, "max_output_bytes = 20000\n")
     env = {"SNEAKYCODE_MAX_TURNS": "9", "SNEAKYCODE_TOOLS__SHELL__SANDBOX": "off"}
     loaded = load_settings(ws, flags={"max_turns": 11}, environ=env)
     s = loaded.settings

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import run_cli
+from tests.conftest import project_config, run_cli
 
 
 @pytest.fixture
@@ -19,11 +19,10 @@ def configured(ws: Path, isolated_home: Path) -> dict[str, Path]:
     user = isolated_home / ".config" / "sneakycode" / "config.toml"
     user.parent.mkdir(parents=True)
     user.write_text('[tools.shell]\ndenied_commands = ["rm", "sudo"]\nallowed_commands = ["ls", "git status"]\n')
-    project = ws / ".sneakycode" / "config.toml"
-    project.parent.mkdir()
-    project.write_text(
+    project = project_config(
+        ws,
         '[permissions]\nallow = ["run_command(pytest:*)", "write_file(src/**)"]\n'
-        'deny = ["delete_file", "read_file(secrets/**)"]\nask = ["run_command(git push:*)"]\n'
+        'deny = ["delete_file", "read_file(secrets/**)"]\nask = ["run_command(git push:*)"]\n',
     )
     return {"user": user, "project": project}
 

@@ -21,7 +21,7 @@ class ExitCode(IntEnum):
     TURN_LIMIT = 3
     INTERRUPTED = 130
 
-SUBCOMMANDS = ("tool", "undo", "mcp", "permissions", "sessions")
+SUBCOMMANDS = ("tool", "undo", "mcp", "permissions", "sessions", "trust")
 
 
 def _add_workspace(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
@@ -36,7 +36,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         prog="sneakycode",
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
-            "subcommands: tool NAME 'JSON' ... | undo | mcp | permissions check|list | sessions "
+            "subcommands: tool NAME 'JSON' ... | undo | mcp | permissions check|list | sessions | trust "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -52,6 +52,9 @@ def _agent_parser() -> argparse.ArgumentParser:
     parser.add_argument("--continue", dest="continue_session", action="store_true", help="resume the latest session")
     parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
     parser.add_argument("--verbose", action="store_true", help="show debug information")
+    parser.add_argument(
+        "--trust-project", action="store_true", help="apply .sneakycode/config.toml in full for this run"
+    )
     _add_workspace(parser)
     return parser
 
@@ -83,6 +86,13 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         _add_workspace(listing, nested=True)
     elif name == "sessions":
         parser.description = "List the saved sessions of this workspace."
+    elif name == "trust":
+        parser.description = (
+            "Trust this workspace's .sneakycode/config.toml as it is now: what it asks for that loosens permissions "
+            "or redirects SneakyCode (provider, allow rules, a looser mode, ...) applies from now on, until the file "
+            "changes."
+        )
+        parser.add_argument("--revoke", action="store_true", help="stop trusting this workspace")
     _add_workspace(parser)
     return parser
 
@@ -108,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from sneakycode.cli.permissions_command import run_permissions_command
 
             return run_permissions_command(args)
+        if name == "trust":
+            from sneakycode.cli.trust_command import run_trust_command
+
+            return run_trust_command(args)
         from sneakycode.cli.sessions_command import run_sessions_command
 
         return run_sessions_command(args)

@@ -29,13 +29,32 @@ if TYPE_CHECKING:
     from sneakycode.tools.context import ToolContext
 
 
-def workspace_settings(workspace_arg: str | None, flags: Mapping[str, Any] | None = None) -> LoadedSettings:
+def workspace_settings(
+    workspace_arg: str | None,
+    flags: Mapping[str, Any] | None = None,
+    *,
+    trust_project: bool = False,
+    notify: bool = True,
+) -> LoadedSettings:
     """Every command's settings for `--workspace` (default: the current folder); a ConfigError when that
-    folder does not exist or a layer is wrong, so no command starts on a workspace that is not there."""
+    folder does not exist or a layer is wrong, so no command starts on a workspace that is not there. What
+    an untrusted project file asked for and did not get is said once on stderr (unless `notify` is off)."""
     workspace = Path(workspace_arg) if workspace_arg else None
     if workspace is not None and not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace_arg!r} is not a directory")
-    return load_settings(workspace, flags)
+    loaded = load_settings(workspace, flags, trust_project=trust_project)
+    if notify and loaded.ignored:
+        print(f"sneakycode: {untrusted_notice(loaded)}", file=sys.stderr)
+    return loaded
+
+
+def untrusted_notice(loaded: LoadedSettings) -> str:
+    asked = "; ".join(loaded.ignored)
+    return (
+        f"{loaded.project_file} comes with the repository and this workspace is not trusted, so what it asks "
+        f"for that would loosen permissions or redirect SneakyCode was ignored: {asked}. Read the file; to apply "
+        "it, run `sneakycode trust` in this workspace (or pass --trust-project for one run)."
+    )
 
 
 def config_error_exit(command: str, exc: ConfigError) -> int:
@@ -44,7 +63,7 @@ def config_error_exit(command: str, exc: ConfigError) -> int:
     return ExitCode.USAGE
 
 
-def settings_from_args(args: argparse.Namespace) -> LoadedSettings:
+def settings_from_args(args: argparse.Namespace, *, notify: bool = True) -> LoadedSettings:
     """The configuration layers with the command-line flags on top (they win over every file)."""
     flags = {
         key: value
@@ -57,7 +76,7 @@ def settings_from_args(args: argparse.Namespace) -> LoadedSettings:
         }.items()
         if value is not None
     }
-    return workspace_settings(args.workspace, flags)
+    return workspace_settings(args.workspace, flags, trust_project=args.trust_project, notify=notify)
 
 
 @contextmanager

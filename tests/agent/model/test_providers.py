@@ -14,6 +14,7 @@ from sneakycode.agent.model.providers import PLACEHOLDER_KEY, PRESETS, resolve_m
 from sneakycode.config import load_settings
 from sneakycode.errors import ConfigError
 from sneakycode.testing.server import ScriptedServer
+from tests.conftest import project_config
 
 NO_LOCAL: tuple[Any, ...] = ()
 
@@ -22,11 +23,6 @@ def resolve(ws: Path, flags: dict[str, Any] | None = None, env: dict[str, str] |
             key: str | None = None, local: Any = NO_LOCAL, user_config: Path | None = None) -> Any:
     loaded = load_settings(ws, flags=flags, environ=env or {}, user_config=user_config or ws / "no-user.toml")
     return resolve_model_config(loaded, key, environ=env or {}, local_presets=local)
-
-
-def project_config(ws: Path, text: str) -> None:
-    (ws / ".sneakycode").mkdir(exist_ok=True)
-    (ws / ".sneakycode" / "config.toml").write_text(text)
 
 
 def test_a_provider_flag_uses_its_preset_and_its_key_variable(ws: Path) -> None:

@@ -111,3 +111,37 @@ def test_missing_model_configuration_explains_how_to_set_one_up(ws: Path) -> Non
     child.close()
     assert child.exitstatus == 2
     assert "GROQ_API_KEY" in (child.before or "")
+
+
+def test_an_untrusted_project_file_is_shown_and_applies_only_after_the_user_says_yes(ws: Path) -> None:
+    """Hardening class 1: the interactive trust prompt lists exactly what the repository's file asks for."""
+    from sneakycode.config import load_settings
+    from tests.conftest import project_config
+
+    project_config(ws, '[permissions]\nmode = "yolo"\nallow = ["run_command(curl:*)"]\n', trusted=False)
+    with ScriptedServer({"steps": []}) as server:
+        child = spawn(ws, server)
+        child.expect("came with this repository and asks for:")
+        child.expect_exact('permissions.mode = "yolo"')
+        child.expect_exact("Trust this workspace and apply them? [y/N]")
+        child.sendline("n")
+        child.expect("Not trusted")
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("/permissions")
+        child.expect("mode: default")
+        wait_for_prompt(child)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+        assert load_settings(ws, environ={}).settings.permissions.mode == "default"
+        child = spawn(ws, server)
+        child.expect_exact("[y/N]")
+        child.sendline("y")
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("/permissions")
+        child.expect("mode: yolo")
+        wait_for_prompt(child)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    assert load_settings(ws, environ={}).settings.permissions.mode == "yolo"

@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from sneakycode import __version__
 from sneakycode.cli.main import ExitCode
+from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
 from sneakycode.tools.base import ToolContext
 
@@ -36,7 +37,9 @@ def run_interactive(args: argparse.Namespace) -> int:
     sink = TerminalSink(console, show_reasoning=args.verbose)
     debug_log = (lambda line: console.print(f"[dim]{escape(line)}[/]")) if args.verbose else None
     try:
-        loaded = settings_from_args(args)
+        loaded = settings_from_args(args, notify=False)
+        if loaded.ignored and _ask_trust(console, answers, loaded):
+            loaded = settings_from_args(args, notify=False)
         run = prepare_run(args, loaded, sink, approver_for, debug_log)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
@@ -88,6 +91,27 @@ def run_interactive(args: argparse.Namespace) -> int:
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")
     return ExitCode.OK
+
+
+def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings) -> bool:
+    """The interactive trust prompt: exactly what the project file asks for; only `y` trusts it."""
+    from sneakycode.config import CONFIG_FILE_LIMIT, read_regular_file, record_trust, trust_state_dir
+
+    assert loaded.project_file is not None
+    console.print(f"[bold yellow]{escape(str(loaded.project_file))}[/] came with this repository and asks for:")
+    for line in loaded.ignored:
+        console.print(f"  {escape(line)}")
+    console.print("[dim]Until you trust this workspace these are ignored; deny and ask rules apply either way.[/]")
+    try:
+        answer = answers.prompt("Trust this workspace and apply them? [y/N] ").strip().lower()
+    except (KeyboardInterrupt, EOFError):
+        answer = ""
+    if answer not in ("y", "yes"):
+        console.print("[dim]Not trusted; `sneakycode trust` applies them later.[/]")
+        return False
+    raw = read_regular_file(loaded.project_file, CONFIG_FILE_LIMIT)
+    record_trust(loaded.project_file.parent.parent, raw, trust_state_dir())
+    return True
 
 
 def _ask(answers: PromptSession[str], text: str, cancel: threading.Event) -> str:
