@@ -3,7 +3,7 @@
 Runs the corpus in tests/fixtures/edit_corpus through the same pure functions the tools use, with the
 strategies switched on one at a time (cumulative). An edit counts as recovered only when the resulting
 bytes equal the expected file; an edit the corpus says must be refused counts as wrong if it is applied.
-Prints two Markdown tables (str_replace, patch_apply); the README carries a copy.
+Prints two Markdown tables (str_replace, patch_apply); docs/editing.md carries a copy.
 """
 
 from __future__ import annotations
