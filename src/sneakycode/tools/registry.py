@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from sneakycode.tools.context import start_budget
 
 # Modules in the order their tools are offered to the model.
 TOOL_MODULES = (
@@ -111,6 +112,7 @@ def validate(found: Tool, arguments: dict[str, Any]) -> ToolArgs:
 def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
     """Run a tool on validated arguments: a ToolError becomes a failed result, and the output is capped.
     Callers reach this through `permissions.gate`, which parses, validates and decides each call once."""
+    start_budget(found.name, ctx.cancel)
     try:
         result = found.func(args, ctx)
     except ToolError as err:
@@ -119,12 +121,28 @@ def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
 
 
 def cap_result(result: ToolResult, max_bytes: int) -> ToolResult:
-    """Last line of defence: no rendering ever exceeds max_output_bytes (tools bound themselves first)."""
-    encoded = result.content.encode("utf-8")
-    if len(encoded) <= max_bytes:
+    """Last line of defence: no rendering, error and hint included, ever exceeds max_output_bytes (tools
+    bound their content first; a 100 KB pattern or tool name echoed in an error must not pass either)."""
+    if len(result.render().encode("utf-8")) <= max_bytes:
         return result
-    kept = encoded[: max_bytes - 200].decode("utf-8", errors="ignore")
-    cut = len(encoded) - len(kept.encode("utf-8"))
-    result.content = f"{kept}\n... [output cut: {cut} more bytes over max_output_bytes={max_bytes}]"
-    result.data["truncated"] = True
+    share = max_bytes // 4
+    if result.error is not None:
+        result.error = clip_text(result.error, share)
+    result.message = clip_text(result.message, share)
+    room = max_bytes - len(ToolResult(result.success, "", result.message, result.error, result.code).render()
+                           .encode("utf-8")) - 100
+    encoded = result.content.encode("utf-8")
+    if len(encoded) > room:
+        kept = encoded[: max(room, 0)].decode("utf-8", errors="ignore")
+        cut = len(encoded) - len(kept.encode("utf-8"))
+        result.content = f"{kept}\n... [output cut: {cut} more bytes over max_output_bytes={max_bytes}]"
+        result.data["truncated"] = True
     return result
+
+
+def clip_text(text: str, max_bytes: int) -> str:
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    kept = encoded[: max_bytes - 40].decode("utf-8", errors="ignore")
+    return f"{kept}... [{len(encoded) - len(kept.encode('utf-8'))} more bytes cut]"
