@@ -1,0 +1,201 @@
+"""Cold start: what every `sneakycode tool` call and every headless run pays before doing any work.
+
+Runs, interleaved round by round so machine noise hits every command alike: `python -c pass` (the floor any
+Python CLI pays), `sneakycode --help`, `sneakycode tool read_file` in a small workspace, and `sneakycode -p`
+against the scripted server on 127.0.0.1, timed from process start until the server has read the first
+chat request. Prints the median wall time and the median peak RSS of each (per child, through /usr/bin/time) next
+to the targets of the "Cold start" issue, then the imports that cost the most (`-X importtime`, median
+cumulative over a few runs) of the tool call and of the headless run, to record before and after a change.
+
+    python bench/startup.py [--rounds 15] [--top 15] [--no-importtime]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import monotonic
+
+from _cli_env import prepare_cli_env
+
+HEAVY_PACKAGES = ("pydantic", "openai", "httpx", "rich", "prompt_toolkit", "mcp", "tree_sitter", "platformdirs")
+IMPORTTIME_RUNS = 5
+
+
+@dataclass
+class Sample:
+    wall: float
+    rss_mb: float
+    returncode: int
+
+
+@dataclass
+class Case:
+    name: str
+    argv: list[str]
+    wall_target: float | None = None
+    rss_target_mb: float | None = None
+    samples: list[Sample] = field(default_factory=list)
+
+
+def sneakycode_argv() -> list[str]:
+    script = Path(sys.executable).with_name("sneakycode")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli.main"]
+
+
+def run_child(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, Sample]:
+    """Start time, and wall time, peak RSS and exit code of one run.
+
+    The peak RSS comes from /usr/bin/time, not from this process's `wait4`: a forked child's high-water mark
+    starts at its parent's RSS (exec keeps it), so every command would seem to need at least this script's
+    own ~25 MB. Without /usr/bin/time the figures are `wait4`'s, floored at this process's RSS.
+    """
+    timer = shutil.which("time", path="/usr/bin:/bin")
+    with tempfile.NamedTemporaryFile("r") as rss_file:
+        prefix = [timer, "-f", "%M", "-o", rss_file.name] if timer else []
+        start = monotonic()
+        proc = subprocess.Popen([*prefix, *argv], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = monotonic() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        lines = rss_file.read().split()
+    rss_kb = int(lines[-1]) if timer and lines and lines[-1].isdigit() else usage.ru_maxrss
+    return start, Sample(wall, rss_kb / 1024, proc.returncode)
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def _verdict(value: float, target: float | None) -> str:
+    if target is None:
+        return ""
+    return "met" if value <= target else "MISSED"
+
+
+def print_table(cases: list[Case], floor: float) -> None:
+    head = ("command", "wall median", "x floor", "target", "", "peak RSS", "target", "", "exit codes")
+    rows = [head]
+    for case in cases:
+        wall = _median([s.wall for s in case.samples])
+        rss = _median([s.rss_mb for s in case.samples])
+        codes = ",".join(str(c) for c in sorted({s.returncode for s in case.samples}))
+        rows.append((
+            case.name, f"{wall:.3f} s", f"{wall / floor:.1f}",
+            f"<= {case.wall_target:.2f} s" if case.wall_target else "", _verdict(wall, case.wall_target),
+            f"{rss:.1f} MB", f"<= {case.rss_target_mb:.0f} MB" if case.rss_target_mb else "",
+            _verdict(rss, case.rss_target_mb), codes,
+        ))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    for index, row in enumerate(rows):
+        print("| " + " | ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)) + " |")
+        if index == 0:
+            print("| " + " | ".join("-" * width for width in widths) + " |")
+
+
+def parse_importtime(stderr: str) -> dict[str, tuple[int, int]]:
+    """Module -> (self us, cumulative us) from `-X importtime` output."""
+    found: dict[str, tuple[int, int]] = {}
+    for line in stderr.splitlines():
+        if not line.startswith("import time:"):
+            continue
+        self_us, cumulative_us, name = (part.strip() for part in line[len("import time:"):].split("|"))
+        if self_us.isdigit():
+            found[name] = (int(self_us), int(cumulative_us))
+    return found
+
+
+def print_importtime(title: str, run: Callable[[], str], top: int) -> None:
+    """Median self and cumulative import time per module over a few runs, the `top` largest cumulative."""
+    self_times: dict[str, list[int]] = defaultdict(list)
+    cumulative: dict[str, list[int]] = defaultdict(list)
+    for _ in range(IMPORTTIME_RUNS):
+        for name, (self_us, cumulative_us) in parse_importtime(run()).items():
+            self_times[name].append(self_us)
+            cumulative[name].append(cumulative_us)
+    ranked = sorted(cumulative, key=lambda name: _median([float(v) for v in cumulative[name]]), reverse=True)
+    print(f"\n{title}: {len(cumulative)} modules imported; top {top} by cumulative (median of {IMPORTTIME_RUNS})\n")
+    print(f"| {'cumulative':>10} | {'self':>8} | module |")
+    print(f"| {'-' * 10} | {'-' * 8} | ------ |")
+    for name in ranked[:top]:
+        cum_ms = _median([float(v) for v in cumulative[name]]) / 1000
+        self_ms = _median([float(v) for v in self_times[name]]) / 1000
+        print(f"| {cum_ms:7.1f} ms | {self_ms:5.1f} ms | {name} |")
+    heavy = [f"{name} {_median([float(v) for v in cumulative[name]]) / 1000:.0f} ms"
+             for name in HEAVY_PACKAGES if name in cumulative]
+    print(f"\nheavy packages imported: {', '.join(heavy) or 'none'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=15, help="interleaved runs of every command")
+    parser.add_argument("--top", type=int, default=15, help="how many imports to list per command")
+    parser.add_argument("--no-importtime", action="store_true", help="only the table")
+    args = parser.parse_args()
+    prepare_cli_env()
+    from sneakycode.testing.server import ScriptedServer
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        ws = root / "ws"
+        ws.mkdir()
+        (ws / "x").write_text("one line\n")
+        env = {**os.environ, "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state"),
+               "XDG_CONFIG_HOME": str(root / "config"), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
+        env = {k: v for k, v in env.items() if not k.startswith("SNEAKYCODE_")}
+        cli = sneakycode_argv()
+        reply = {"content": "Done."}
+        with ScriptedServer({"steps": []}) as server:
+            headless_argv = [*cli, "-p", "Say done", "--base-url", server.base_url, "--model", "scripted-model"]
+            floor = Case("python -c pass (floor)", [sys.executable, "-c", "pass"])
+            help_case = Case("sneakycode --help", [*cli, "--help"], 0.05)
+            tool = Case("sneakycode tool read_file", [*cli, "tool", "read_file", '{"file_path": "x"}'], 0.12, 45)
+            first_request = Case("sneakycode -p, to the first request", headless_argv, 0.35)
+            whole_turn = Case("sneakycode -p, one turn (whole run)", headless_argv)
+            for round_index in range(args.rounds + 1):  # round 0 warms the disk cache and is not counted
+                for case in (floor, help_case, tool):
+                    _, sample = run_child(case.argv, env, ws)
+                    if round_index:
+                        case.samples.append(sample)
+                seen = len(server.requests)
+                server.add_steps([reply])
+                start, sample = run_child(headless_argv, env, ws)
+                posts = [r for r in server.requests[seen:] if r.method == "POST"]
+                if round_index:
+                    whole_turn.samples.append(sample)
+                    arrival = posts[0].received_at - start if posts else float("nan")
+                    first_request.samples.append(Sample(arrival, sample.rss_mb, sample.returncode))
+            cases = [floor, help_case, tool, first_request, whole_turn]
+            print_table(cases, _median([s.wall for s in floor.samples]))
+            print("\nwall: median of interleaved runs; -p rows share runs (RSS is the whole run's);"
+                  f" {args.rounds} rounds; MB = MiB of peak RSS")
+            if args.no_importtime:
+                return 0
+            profile_env = {**env, "PYTHONPROFILEIMPORTTIME": "1"}
+
+            def stderr_of(argv: list[str]) -> Callable[[], str]:
+                def run() -> str:
+                    if argv is headless_argv:
+                        server.add_steps([reply])
+                    done = subprocess.run(argv, env=profile_env, cwd=ws, capture_output=True, text=True, check=False)
+                    return done.stderr
+
+                return run
+
+            print_importtime("`sneakycode tool read_file`", stderr_of(tool.argv), args.top)
+            print_importtime("`sneakycode -p` (one turn)", stderr_of(headless_argv), args.top)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
