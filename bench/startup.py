@@ -1,18 +1,21 @@
 """Cold start: what every `sneakycode tool` call and every headless run pays before doing any work.
 
 Runs, interleaved round by round so machine noise hits every command alike: `python -c pass` (the floor any
-Python CLI pays), `sneakycode --help`, `sneakycode tool read_file` in a small workspace, and `sneakycode -p`
-against the scripted server on 127.0.0.1, timed from process start until the server has read the first
-chat request. Prints the median wall time and the median peak RSS of each (per child, through /usr/bin/time) next
-to the targets of the "Cold start" issue, then the imports that cost the most (`-X importtime`, median
-cumulative over a few runs) of the tool call and of the headless run, to record before and after a change.
+Python CLI pays), the floors with pydantic and with the openai SDK imported, `sneakycode --help`,
+`sneakycode tool read_file` in a small workspace, and `sneakycode -p` against the scripted server on
+127.0.0.1, timed from process start until the server has read the first chat request. Prints the median
+wall time, CPU time and peak RSS of each (per child, through /usr/bin/time) next to the targets of the
+"Cold start" issue, then the imports that cost the most (`-X importtime`, median cumulative over a few
+runs) of the tool call and of the headless run, to record before and after a change. Modules loaded with
+`importlib.import_module` (the tool modules) are missing from importtime's list; what they import is not.
 
-    python bench/startup.py [--rounds 15] [--top 15] [--no-importtime]
+    python bench/startup.py [--rounds 15] [--top 15] [--no-importtime] [--against REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import shutil
 import statistics
@@ -29,11 +32,17 @@ from _cli_env import prepare_cli_env
 
 HEAVY_PACKAGES = ("pydantic", "openai", "httpx", "rich", "prompt_toolkit", "mcp", "tree_sitter", "platformdirs")
 IMPORTTIME_RUNS = 5
+# What any command pays once it validates anything with pydantic: the import and the first model's build
+# (which also loads pydantic's plugin machinery). With `import openai`, the floors of the tool call and -p.
+REPLY = {"content": "Done."}
+PYDANTIC_FLOOR = "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0\nM()"
 
 
 @dataclass
 class Sample:
     wall: float
+    cpu: float
+    """User + system seconds: less disturbed than wall time by other work on the machine."""
     rss_mb: float
     returncode: int
 
@@ -70,7 +79,8 @@ def run_child(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, S
         proc.returncode = os.waitstatus_to_exitcode(status)
         lines = rss_file.read().split()
     rss_kb = int(lines[-1]) if timer and lines and lines[-1].isdigit() else usage.ru_maxrss
-    return start, Sample(wall, rss_kb / 1024, proc.returncode)
+    # wait4's usage covers the child and the children it waited for (the command under /usr/bin/time).
+    return start, Sample(wall, usage.ru_utime + usage.ru_stime, rss_kb / 1024, proc.returncode)
 
 
 def _median(values: list[float]) -> float:
@@ -84,16 +94,17 @@ def _verdict(value: float, target: float | None) -> str:
 
 
 def print_table(cases: list[Case], floor: float) -> None:
-    head = ("command", "wall median", "x floor", "target", "", "peak RSS", "target", "", "exit codes")
+    head = ("command", "wall median", "x floor", "target", "", "CPU median", "peak RSS", "target", "", "exit codes")
     rows = [head]
     for case in cases:
         wall = _median([s.wall for s in case.samples])
+        cpu = _median([s.cpu for s in case.samples])
         rss = _median([s.rss_mb for s in case.samples])
         codes = ",".join(str(c) for c in sorted({s.returncode for s in case.samples}))
         rows.append((
             case.name, f"{wall:.3f} s", f"{wall / floor:.1f}",
             f"<= {case.wall_target:.2f} s" if case.wall_target else "", _verdict(wall, case.wall_target),
-            f"{rss:.1f} MB", f"<= {case.rss_target_mb:.0f} MB" if case.rss_target_mb else "",
+            f"{cpu:.3f} s", f"{rss:.1f} MB", f"<= {case.rss_target_mb:.0f} MB" if case.rss_target_mb else "",
             _verdict(rss, case.rss_target_mb), codes,
         ))
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
@@ -136,64 +147,108 @@ def print_importtime(title: str, run: Callable[[], str], top: int) -> None:
     print(f"\nheavy packages imported: {', '.join(heavy) or 'none'}")
 
 
+def export_revision(revision: str, dest: Path) -> Path:
+    """The `src` folder of a git revision of this repository, compiled; put first on PYTHONPATH, it is what
+    the installed `sneakycode` script runs, so a revision can be timed beside the work tree in one run."""
+    repo = Path(__file__).resolve().parents[1]
+    archive = subprocess.run(["git", "-C", str(repo), "archive", revision, "src"], capture_output=True, check=True)
+    dest.mkdir(parents=True)
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    compileall.compile_dir(dest / "src", quiet=1)
+    return dest / "src"
+
+
+@dataclass
+class Tree:
+    """One version of the source: its label in the table and the environment its commands run with."""
+
+    label: str
+    env: dict[str, str]
+    help: Case
+    tool: Case
+    first_request: Case
+    whole_turn: Case
+
+
+def make_tree(label: str, env: dict[str, str], cli: list[str], base_url: str) -> Tree:
+    headless = [*cli, "-p", "Say done", "--base-url", base_url, "--model", "scripted-model"]
+    return Tree(
+        label,
+        env,
+        Case(f"sneakycode --help{label}", [*cli, "--help"], 0.05),
+        Case(f"sneakycode tool read_file{label}", [*cli, "tool", "read_file", '{"file_path": "x"}'], 0.12, 45),
+        Case(f"sneakycode -p, to the first request{label}", headless, 0.35),
+        Case(f"sneakycode -p, one turn (whole run){label}", headless),
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=15, help="interleaved runs of every command")
     parser.add_argument("--top", type=int, default=15, help="how many imports to list per command")
     parser.add_argument("--no-importtime", action="store_true", help="only the table")
+    parser.add_argument("--against", metavar="REV", help="also time this git revision's src, in the same rounds")
     args = parser.parse_args()
     prepare_cli_env()
     from sneakycode.testing.server import ScriptedServer
 
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, ScriptedServer({"steps": []}) as server:
         root = Path(tmp)
         ws = root / "ws"
         ws.mkdir()
         (ws / "x").write_text("one line\n")
         env = {**os.environ, "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state"),
                "XDG_CONFIG_HOME": str(root / "config"), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
-        env = {k: v for k, v in env.items() if not k.startswith("SNEAKYCODE_")}
+        env = {k: v for k, v in env.items() if not k.startswith("SNEAKYCODE_") and k != "PYTHONPATH"}
         cli = sneakycode_argv()
-        reply = {"content": "Done."}
-        with ScriptedServer({"steps": []}) as server:
-            headless_argv = [*cli, "-p", "Say done", "--base-url", server.base_url, "--model", "scripted-model"]
-            floor = Case("python -c pass (floor)", [sys.executable, "-c", "pass"])
-            help_case = Case("sneakycode --help", [*cli, "--help"], 0.05)
-            tool = Case("sneakycode tool read_file", [*cli, "tool", "read_file", '{"file_path": "x"}'], 0.12, 45)
-            first_request = Case("sneakycode -p, to the first request", headless_argv, 0.35)
-            whole_turn = Case("sneakycode -p, one turn (whole run)", headless_argv)
-            for round_index in range(args.rounds + 1):  # round 0 warms the disk cache and is not counted
-                for case in (floor, help_case, tool):
-                    _, sample = run_child(case.argv, env, ws)
-                    if round_index:
-                        case.samples.append(sample)
+        trees = [make_tree("", env, cli, server.base_url)]
+        if args.against:
+            src = export_revision(args.against, root / "against")
+            trees.append(make_tree(f" @{args.against}", {**env, "PYTHONPATH": str(src)}, cli, server.base_url))
+        floors = [
+            Case("python -c pass (floor)", [sys.executable, "-c", "pass"]),
+            Case("python: import pydantic, build one model", [sys.executable, "-c", PYDANTIC_FLOOR]),
+            Case("python -c 'import openai'", [sys.executable, "-c", "import openai"]),
+        ]
+        for round_index in range(args.rounds + 1):  # round 0 warms the disk cache and is not counted
+            runs = [(case, env) for case in floors]
+            runs += [(case, tree.env) for tree in trees for case in (tree.help, tree.tool)]
+            for case, case_env in runs:
+                _, sample = run_child(case.argv, case_env, ws)
+                if round_index:
+                    case.samples.append(sample)
+            for tree in trees:
                 seen = len(server.requests)
-                server.add_steps([reply])
-                start, sample = run_child(headless_argv, env, ws)
+                server.add_steps([REPLY])
+                start, sample = run_child(tree.whole_turn.argv, tree.env, ws)
                 posts = [r for r in server.requests[seen:] if r.method == "POST"]
                 if round_index:
-                    whole_turn.samples.append(sample)
+                    tree.whole_turn.samples.append(sample)
                     arrival = posts[0].received_at - start if posts else float("nan")
-                    first_request.samples.append(Sample(arrival, sample.rss_mb, sample.returncode))
-            cases = [floor, help_case, tool, first_request, whole_turn]
-            print_table(cases, _median([s.wall for s in floor.samples]))
-            print("\nwall: median of interleaved runs; -p rows share runs (RSS is the whole run's);"
-                  f" {args.rounds} rounds; MB = MiB of peak RSS")
-            if args.no_importtime:
-                return 0
-            profile_env = {**env, "PYTHONPROFILEIMPORTTIME": "1"}
+                    tree.first_request.samples.append(Sample(arrival, sample.cpu, sample.rss_mb, sample.returncode))
+        rows = [*floors]
+        for attribute in ("help", "tool", "first_request", "whole_turn"):
+            rows += [getattr(tree, attribute) for tree in trees]
+        print_table(rows, _median([s.wall for s in floors[0].samples]))
+        print("\nwall: median of interleaved runs; -p rows share runs (CPU and RSS are the whole run's);"
+              f" {args.rounds} rounds; MB = MiB of peak RSS")
+        if args.no_importtime:
+            return 0
+        for tree in trees:
+            profile_env = {**tree.env, "PYTHONPROFILEIMPORTTIME": "1"}
 
-            def stderr_of(argv: list[str]) -> Callable[[], str]:
+            def stderr_of(case: Case, headless: bool, profile_env: dict[str, str] = profile_env) -> Callable[[], str]:
                 def run() -> str:
-                    if argv is headless_argv:
-                        server.add_steps([reply])
-                    done = subprocess.run(argv, env=profile_env, cwd=ws, capture_output=True, text=True, check=False)
+                    if headless:
+                        server.add_steps([REPLY])
+                    done = subprocess.run(case.argv, env=profile_env, cwd=ws, capture_output=True, text=True,
+                                          check=False)
                     return done.stderr
 
                 return run
 
-            print_importtime("`sneakycode tool read_file`", stderr_of(tool.argv), args.top)
-            print_importtime("`sneakycode -p` (one turn)", stderr_of(headless_argv), args.top)
+            print_importtime(f"`sneakycode tool read_file`{tree.label}", stderr_of(tree.tool, False), args.top)
+            print_importtime(f"`sneakycode -p` (one turn){tree.label}", stderr_of(tree.whole_turn, True), args.top)
     return 0
 
 
