@@ -79,7 +79,7 @@ class ToolResult:
 class ToolArgs(BaseModel):
     """Base of every tool's arguments: unknown fields are errors, never silently ignored."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)
