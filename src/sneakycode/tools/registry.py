@@ -31,12 +31,14 @@ TOOL_MODULES = (
 
 
 @cache
+def _module_tools(module_name: str) -> tuple[Tool, ...]:
+    module = importlib.import_module(module_name)
+    return tuple(value for value in vars(module).values() if isinstance(value, Tool))
+
+
+@cache
 def all_tools() -> tuple[Tool, ...]:
-    found: list[Tool] = []
-    for module_name in TOOL_MODULES:
-        module = importlib.import_module(module_name)
-        found.extend(value for value in vars(module).values() if isinstance(value, Tool))
-    return tuple(found)
+    return tuple(found for module_name in TOOL_MODULES for found in _module_tools(module_name))
 
 
 def tools_by_name() -> dict[str, Tool]:
@@ -44,7 +46,13 @@ def tools_by_name() -> dict[str, Tool]:
 
 
 def get_tool(name: str) -> Tool | None:
-    return tools_by_name().get(name)
+    # Importing the tool modules is most of what a single call costs (`sneakycode tool`, MCP), so they are
+    # imported in order only until one declares `name`: read_file does not load the search or edit machinery.
+    for module_name in TOOL_MODULES:
+        for found in _module_tools(module_name):
+            if found.name == name:
+                return found
+    return None
 
 
 def openai_schemas() -> list[dict[str, Any]]:
