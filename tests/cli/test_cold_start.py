@@ -47,11 +47,12 @@ def test_tool_read_file_loads_neither_the_ui_nor_the_model_client(ws: Path) -> N
 
 
 def test_tool_read_file_does_not_load_the_other_tools(ws: Path) -> None:
-    """Regression: one call imported every tool module and the search, edit and process machinery behind them."""
+    """Regression: one call imported every tool module and the search, edit and process machinery behind them,
+    and the shell command policy that only run_command decisions use."""
     (ws / "x.txt").write_text("one\n")
     modules = loaded_after(["tool", "read_file", '{"file_path": "x.txt"}'], ws)
     assert under(modules, "sneakycode.tools.search", "sneakycode.tools.edit", "sneakycode.tools.shell",
-                 "sneakycode.process") == []
+                 "sneakycode.process", "sneakycode.permissions.shell") == []
 
 
 def test_tool_models_build_their_validators_only_when_a_call_needs_them() -> None:

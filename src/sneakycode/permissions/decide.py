@@ -13,11 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sneakycode.config import LoadedSettings, Settings
 from sneakycode.permissions.rules import SHELL_TOOL, RuleSet, ToolRule, path_forms, path_matches, rule_set
-from sneakycode.permissions.shell.policy import CommandRule, RuleHit, evaluate
+
+if TYPE_CHECKING:
+    from sneakycode.permissions.shell.policy import CommandRule, RuleHit
 
 MODES = ("default", "auto-edit", "plan", "yolo")
 EDIT_TOOLS = frozenset({"write_file", "str_replace", "patch_apply", "make_dir"})
@@ -128,6 +130,8 @@ def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
 
 
 def _decide_command(command: str, rules: RuleSet, workspace: Path, mode: str) -> PermissionDecision:
+    from sneakycode.permissions.shell.policy import evaluate  # only commands need the shell parser
+
     verdict = evaluate(command, rules.shell, workspace)
     commands = list(verdict.commands)
 

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sneakycode.config import LoadedSettings, Settings
-from sneakycode.permissions.shell.policy import CommandRule, CommandRules
 
 SHELL_TOOL = "run_command"
 RULE_SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
@@ -28,7 +27,10 @@ SHELL_LISTS = {"deny": "tools.shell.denied_commands", "allow": "tools.shell.allo
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
+    from sneakycode.permissions.shell.policy import CommandRules
+
 Origins = Mapping[str, Sequence[tuple[str, str]]]
+RuleLists = tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -49,8 +51,15 @@ class RuleSet:
     """Every rule, sorted by kind; `malformed` lists entries that are not `TOOL` or `TOOL(PATTERN)`."""
 
     tools: dict[str, tuple[ToolRule, ...]]
-    shell: CommandRules
     malformed: tuple[tuple[str, str, str | None], ...]
+    lists: RuleLists
+    """Every configured entry with its origin, by settings key: what `shell` is compiled from."""
+
+    @property
+    def shell(self) -> CommandRules:
+        # Compiled on first use: only run_command decisions need the shell policy, and importing it is a
+        # noticeable part of a single `sneakycode tool read_file`.
+        return _command_rules(self.lists)
 
     def for_tool(self, kind: str, tool: str) -> list[ToolRule]:
         return [rule for rule in self.tools[kind] if rule.tool == tool]
@@ -91,10 +100,9 @@ def _origin(origins: Origins, key: str, entry: str) -> str | None:
 
 
 @lru_cache(maxsize=64)
-def _compile(lists: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]) -> RuleSet:
+def _compile(lists: RuleLists) -> RuleSet:
     by_key = dict(lists)
     tools: dict[str, list[ToolRule]] = {kind: [] for kind in KINDS}
-    shell: dict[str, list[CommandRule]] = {kind: [] for kind in KINDS}
     malformed: list[tuple[str, str, str | None]] = []
     for kind in KINDS:
         key = f"permissions.{kind}"
@@ -102,20 +110,27 @@ def _compile(lists: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]) 
             parsed = parse_rule(entry)
             if parsed is None:
                 malformed.append((key, entry, origin))
-                continue
-            tool, pattern = parsed
-            if tool == SHELL_TOOL and pattern:
-                shell[kind].append(CommandRule.parse(pattern, entry, key, origin, prefix=kind != "allow"))
-            else:
-                tools[kind].append(ToolRule(tool, pattern, entry, key, origin))
+            elif parsed[0] != SHELL_TOOL or not parsed[1]:
+                tools[kind].append(ToolRule(*parsed, entry, key, origin))
+    return RuleSet(tools={kind: tuple(rules) for kind, rules in tools.items()}, malformed=tuple(malformed), lists=lists)
+
+
+@lru_cache(maxsize=64)
+def _command_rules(lists: RuleLists) -> CommandRules:
+    from sneakycode.permissions.shell.policy import CommandRule, CommandRules
+
+    by_key = dict(lists)
+    shell: dict[str, list[CommandRule]] = {kind: [] for kind in KINDS}
+    for kind in KINDS:
+        key = f"permissions.{kind}"
+        for entry, origin in by_key[key]:
+            parsed = parse_rule(entry)
+            if parsed is not None and parsed[0] == SHELL_TOOL and parsed[1]:
+                shell[kind].append(CommandRule.parse(parsed[1], entry, key, origin, prefix=kind != "allow"))
         if kind in SHELL_LISTS:
             key = SHELL_LISTS[kind]
             shell[kind].extend(CommandRule.parse(entry, entry, key, origin) for entry, origin in by_key[key])
-    return RuleSet(
-        tools={kind: tuple(rules) for kind, rules in tools.items()},
-        shell=CommandRules(tuple(shell["deny"]), tuple(shell["ask"]), tuple(shell["allow"])),
-        malformed=tuple(malformed),
-    )
+    return CommandRules(tuple(shell["deny"]), tuple(shell["ask"]), tuple(shell["allow"]))
 
 
 def path_forms(value: str, workspace: Path, directory: bool) -> set[str]:
