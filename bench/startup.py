@@ -114,37 +114,46 @@ def print_table(cases: list[Case], floor: float) -> None:
             print("| " + " | ".join("-" * width for width in widths) + " |")
 
 
-def parse_importtime(stderr: str) -> dict[str, tuple[int, int]]:
+def parse_importtime(stderr: str) -> dict[str, tuple[float, float]]:
     """Module -> (self us, cumulative us) from `-X importtime` output."""
-    found: dict[str, tuple[int, int]] = {}
+    found: dict[str, tuple[float, float]] = {}
     for line in stderr.splitlines():
         if not line.startswith("import time:"):
             continue
         self_us, cumulative_us, name = (part.strip() for part in line[len("import time:"):].split("|"))
         if self_us.isdigit():
-            found[name] = (int(self_us), int(cumulative_us))
+            found[name] = (float(self_us), float(cumulative_us))
     return found
 
 
-def print_importtime(title: str, run: Callable[[], str], top: int) -> None:
-    """Median self and cumulative import time per module over a few runs, the `top` largest cumulative."""
-    self_times: dict[str, list[int]] = defaultdict(list)
-    cumulative: dict[str, list[int]] = defaultdict(list)
-    for _ in range(IMPORTTIME_RUNS):
-        for name, (self_us, cumulative_us) in parse_importtime(run()).items():
-            self_times[name].append(self_us)
-            cumulative[name].append(cumulative_us)
-    ranked = sorted(cumulative, key=lambda name: _median([float(v) for v in cumulative[name]]), reverse=True)
-    print(f"\n{title}: {len(cumulative)} modules imported; top {top} by cumulative (median of {IMPORTTIME_RUNS})\n")
-    print(f"| {'cumulative':>10} | {'self':>8} | module |")
-    print(f"| {'-' * 10} | {'-' * 8} | ------ |")
-    for name in ranked[:top]:
-        cum_ms = _median([float(v) for v in cumulative[name]]) / 1000
-        self_ms = _median([float(v) for v in self_times[name]]) / 1000
-        print(f"| {cum_ms:7.1f} ms | {self_ms:5.1f} ms | {name} |")
-    heavy = [f"{name} {_median([float(v) for v in cumulative[name]]) / 1000:.0f} ms"
-             for name in HEAVY_PACKAGES if name in cumulative]
-    print(f"\nheavy packages imported: {', '.join(heavy) or 'none'}")
+@dataclass
+class ImportProfile:
+    """`-X importtime` of one command over several runs: self and cumulative microseconds per module."""
+
+    title: str
+    run: Callable[[], str]
+    self_us: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    cumulative_us: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    runs: int = 0
+
+    def sample(self) -> None:
+        for name, (self_us, cumulative_us) in parse_importtime(self.run()).items():
+            self.self_us[name].append(self_us)
+            self.cumulative_us[name].append(cumulative_us)
+        self.runs += 1
+
+    def print(self, top: int) -> None:
+        """The `top` largest median cumulative times, and the median total spent importing."""
+        cumulative = {name: _median(values) / 1000 for name, values in self.cumulative_us.items()}
+        total = _median([float(sum(v[i] for v in self.self_us.values() if i < len(v))) for i in range(self.runs)])
+        print(f"\n{self.title}: {len(cumulative)} modules, {total / 1000:.0f} ms importing in all; "
+              f"top {top} by cumulative (median of {self.runs})\n")
+        print(f"| {'cumulative':>10} | {'self':>8} | module |")
+        print(f"| {'-' * 10} | {'-' * 8} | ------ |")
+        for name in sorted(cumulative, key=cumulative.__getitem__, reverse=True)[:top]:
+            print(f"| {cumulative[name]:7.1f} ms | {_median(self.self_us[name]) / 1000:5.1f} ms | {name} |")
+        heavy = [f"{name} {cumulative[name]:.0f} ms" for name in HEAVY_PACKAGES if name in cumulative]
+        print(f"\nheavy packages imported: {', '.join(heavy) or 'none'}")
 
 
 def export_revision(revision: str, dest: Path) -> Path:
@@ -234,6 +243,7 @@ def main() -> int:
               f" {args.rounds} rounds; MB = MiB of peak RSS")
         if args.no_importtime:
             return 0
+        profiles = []
         for tree in trees:
             profile_env = {**tree.env, "PYTHONPROFILEIMPORTTIME": "1"}
 
@@ -247,8 +257,15 @@ def main() -> int:
 
                 return run
 
-            print_importtime(f"`sneakycode tool read_file`{tree.label}", stderr_of(tree.tool, False), args.top)
-            print_importtime(f"`sneakycode -p` (one turn){tree.label}", stderr_of(tree.whole_turn, True), args.top)
+            profiles += [
+                ImportProfile(f"`sneakycode tool read_file`{tree.label}", stderr_of(tree.tool, False)),
+                ImportProfile(f"`sneakycode -p` (one turn){tree.label}", stderr_of(tree.whole_turn, True)),
+            ]
+        for _ in range(IMPORTTIME_RUNS):  # interleaved too, so load on the machine hits every profile alike
+            for profile in profiles:
+                profile.sample()
+        for profile in profiles:
+            profile.print(args.top)
     return 0
 
 
