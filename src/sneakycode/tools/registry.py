@@ -46,8 +46,8 @@ def tools_by_name() -> dict[str, Tool]:
 
 
 def get_tool(name: str) -> Tool | None:
-    # Importing the tool modules is most of what a single call costs (`sneakycode tool`, MCP), so they are
-    # imported in order only until one declares `name`: read_file does not load the search or edit machinery.
+    # A single call (`sneakycode tool`, MCP) needs one tool module, and importing the others would cost it
+    # more than the call: modules are imported in order only until one declares `name`.
     for module_name in TOOL_MODULES:
         for found in _module_tools(module_name):
             if found.name == name:
