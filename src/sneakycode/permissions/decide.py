@@ -13,14 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sneakycode.config import LoadedSettings, PermissionMode, Settings
 from sneakycode.permissions.rules import RuleSet, ToolRule, path_matches, rule_set
-from sneakycode.permissions.shell.policy import CommandRule, RuleHit, evaluate
 from sneakycode.tools.base import Tier, Tool
 from sneakycode.tools.registry import all_tools, get_tool
 from sneakycode.workspace.paths import path_forms
+
+if TYPE_CHECKING:
+    from sneakycode.permissions.shell.policy import CommandRule, RuleHit
 
 SETTINGS_FOLDER = ".sneakycode/"
 YOLO_REASON = "yolo mode approves every call that no deny rule blocks"
@@ -135,6 +137,8 @@ def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
 def _decide_command(
     tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode
 ) -> PermissionDecision:
+    from sneakycode.permissions.shell.policy import evaluate  # only commands need the shell parser
+
     verdict = evaluate(command, rules.shell, workspace)
     commands = list(verdict.commands)
 

@@ -32,12 +32,14 @@ TOOL_MODULES = (
 
 
 @cache
+def _module_tools(module_name: str) -> tuple[Tool, ...]:
+    module = importlib.import_module(module_name)
+    return tuple(value for value in vars(module).values() if isinstance(value, Tool))
+
+
+@cache
 def all_tools() -> tuple[Tool, ...]:
-    found: list[Tool] = []
-    for module_name in TOOL_MODULES:
-        module = importlib.import_module(module_name)
-        found.extend(value for value in vars(module).values() if isinstance(value, Tool))
-    return tuple(found)
+    return tuple(found for module_name in TOOL_MODULES for found in _module_tools(module_name))
 
 
 def tools_by_name() -> dict[str, Tool]:
@@ -45,7 +47,13 @@ def tools_by_name() -> dict[str, Tool]:
 
 
 def get_tool(name: str) -> Tool | None:
-    return tools_by_name().get(name)
+    # A single call (`sneakycode tool`, MCP) needs one tool module, and importing the others would cost it
+    # more than the call: modules are imported in order only until one declares `name`.
+    for module_name in TOOL_MODULES:
+        for found in _module_tools(module_name):
+            if found.name == name:
+                return found
+    return None
 
 
 def openai_schemas() -> list[dict[str, Any]]:
