@@ -1,7 +1,7 @@
 """grep_files and find_files: ripgrep when it is installed, the pure-Python fallback otherwise.
 
 This module resolves the path, turns `file_pattern` into the narrowing both backends apply, keeps only
-the hits the pattern really matches, sorts them by path and hands them to search_render. The backends
+the hits the pattern really matches, sorts them by path and hands them to render.py. The backends
 differ only in how they find hits; the fallback is imported when it is needed, so startup stays small.
 """
 
@@ -44,6 +44,11 @@ class Scope:
     narrowing: Narrowing
     file_filter: FileFilter | None
     single_file: bool = False
+
+    @property
+    def counted_exactly(self) -> bool:
+        """Whether the backend's own count of the files it searched is the number `keeps` would keep."""
+        return self.file_filter is None or (not self.single_file and self.narrowing.exact)
 
     def keeps(self, path: str) -> bool:
         if self.file_filter is None:
@@ -136,11 +141,8 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         max_filesize=ctx.settings.max_file_size_bytes,
     )
     engine = backend(ctx)
-    report = engine.count(request) if scope.roots else GrepReport([], complete=True)
+    report = engine.count(request) if scope.roots else GrepReport([], complete=True, searched=0)
     hits = sorted((hit for hit in report.files if scope.keeps(hit.path)), key=lambda hit: path_key(hit.path))
-    if not scope.single_file:
-        root = str(ws.root)
-        hits = [hit for hit in hits if _size(os.path.join(root, hit.path)) <= request.max_filesize]
     by_path: dict[str, list[Line]] = {}
     if content or scope.single_file:
         # Counting cannot tell a binary file named as `path` from text; fetching its lines can.
@@ -148,7 +150,7 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         by_path = engine.lines(request, chosen)
         hits = [hit for hit in hits if hit.path in by_path or hit.path not in chosen]
     if not hits:
-        return no_matches(args, scope, request, engine, ws.display(target))
+        return no_matches(args, scope, request, engine, ws.display(target), report)
     budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
     total = sum(hit.matched_lines for hit in hits)
     if content:
@@ -194,8 +196,10 @@ def pick_files(hits: list[FileHits], max_results: int) -> list[str]:
     return chosen
 
 
-def no_matches(args: GrepFilesArgs, scope: Scope, request: GrepRequest, engine: Backend, where: str) -> ToolResult:
-    searched = count_searched(scope, request, engine)
+def no_matches(
+    args: GrepFilesArgs, scope: Scope, request: GrepRequest, engine: Backend, where: str, report: GrepReport
+) -> ToolResult:
+    searched = count_searched(scope, request, engine, report)
     filtered = f" matching file_pattern {args.file_pattern!r}" if scope.file_filter else ""
     message = f"No matches for {args.pattern!r} in {where}{filtered} ({plural(searched, 'file')} searched)."
     if not args.include_ignored and not scope.single_file:
@@ -233,10 +237,13 @@ def backend(ctx: ToolContext) -> Backend:
     )
 
 
-def count_searched(scope: Scope, request: GrepRequest, engine: Backend) -> int:
-    """How many files a grep searched; only asked when nothing matched, so the extra listing is cheap."""
+def count_searched(scope: Scope, request: GrepRequest, engine: Backend, report: GrepReport) -> int:
+    """How many files a grep searched: the count pass's own number, or where file_pattern is more exact than
+    the narrowing the backend applied (or ripgrep could not tell), a listing of the files it keeps."""
     if not scope.roots:
         return 0
+    if report.searched is not None and scope.counted_exactly:
+        return report.searched
     listing = FindRequest(scope.roots, scope.narrowing, request.include_ignored, request.max_filesize)
     return sum(1 for path in engine.find(listing) if scope.keeps(path))
 
@@ -288,13 +295,6 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     else:
         message = f"{plural(len(paths), 'file')}."
     return ToolResult.ok("\n".join(lines), message, files=len(paths), shown=len(lines), backend=engine.name)
-
-
-def _size(path: str) -> int:
-    try:
-        return os.lstat(path).st_size
-    except OSError:
-        return 0
 
 
 def _mtime(path: Path) -> float:
