@@ -260,6 +260,16 @@ def test_no_match_counts_exactly_the_files_searched(
     assert (with_python.data["backend"], with_python.message) == ("python", with_rg.message)
 
 
+def test_a_file_named_as_path_keeps_exact_counts_past_max_results(ctx: ToolContext, ws: Path) -> None:
+    """A named file's lines come first; the count pass runs only when max_results cut them."""
+    write(ws, {"many.txt": "needle\n" * 30, "few.txt": "needle\nx\n"})
+    cut = call(ctx, "grep_files", pattern="needle", path="many.txt", max_results=5)
+    assert cut.message.startswith("[Showing 5 of 30 matching lines from 1 of 1 files; 25 more left out.")
+    assert call(ctx, "grep_files", pattern="needle", path="many.txt", output_mode="count").content == "many.txt:30"
+    whole = call(ctx, "grep_files", pattern="needle", path="few.txt")
+    assert (whole.content, whole.message) == ("few.txt:1:needle", "1 matching line in 1 file.")
+
+
 def test_invalid_regex_gives_the_engine_message_and_position(ctx: ToolContext, ws: Path) -> None:
     write(ws, {"a.txt": "x\n"})
     result = call(ctx, "grep_files", pattern="foo(?=bar)")

@@ -48,7 +48,7 @@ class Scope:
     @property
     def counted_exactly(self) -> bool:
         """Whether the backend's own count of the files it searched is the number `keeps` would keep."""
-        return self.file_filter is None or (not self.single_file and self.narrowing.exact)
+        return self.file_filter is None or self.narrowing.exact
 
     def keeps(self, path: str) -> bool:
         if self.file_filter is None:
@@ -141,14 +141,17 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         max_filesize=ctx.settings.max_file_size_bytes,
     )
     engine = backend(ctx)
-    report = engine.count(request) if scope.roots else GrepReport([], complete=True, searched=0)
-    hits = sorted((hit for hit in report.files if scope.keeps(hit.path)), key=lambda hit: path_key(hit.path))
-    by_path: dict[str, list[Line]] = {}
-    if content or scope.single_file:
-        # Counting cannot tell a binary file named as `path` from text; fetching its lines can.
-        chosen = pick_files(hits, args.max_results)
-        by_path = engine.lines(request, chosen)
-        hits = [hit for hit in hits if hit.path in by_path or hit.path not in chosen]
+    if scope.single_file:
+        report, by_path = grep_one_file(request, scope, engine)
+        hits = report.files
+    else:
+        report = engine.count(request) if scope.roots else GrepReport([], complete=True, searched=0)
+        hits = sorted((hit for hit in report.files if scope.keeps(hit.path)), key=lambda hit: path_key(hit.path))
+        by_path = {}
+        if content:
+            chosen = pick_files(hits, args.max_results)
+            by_path = engine.lines(request, chosen)
+            hits = [hit for hit in hits if hit.path in by_path or hit.path not in chosen]
     if not hits:
         return no_matches(args, scope, request, engine, ws.display(target), report)
     budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
@@ -182,6 +185,19 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         "\n".join(lines), message, matches=total, files=len(hits), shown=shown_count, truncated=cut,
         backend=engine.name,
     )
+
+
+def grep_one_file(request: GrepRequest, scope: Scope, engine: Backend) -> tuple[GrepReport, dict[str, list[Line]]]:
+    """The grep of a file named as `path`: its lines first (counting cannot tell a binary file from text;
+    fetching its lines can), and the count pass only when the lines stopped at line_limit."""
+    path = scope.roots[0]
+    if not scope.keeps(path):
+        return GrepReport([], complete=True, searched=0), {}
+    by_path = engine.lines(request, [path])
+    matched = sum(line.is_match for line in by_path.get(path, []))
+    if matched < request.line_limit or request.first_match_only:
+        return GrepReport([FileHits(path, matched)] if matched else [], complete=True, searched=1), by_path
+    return engine.count(request), by_path
 
 
 def pick_files(hits: list[FileHits], max_results: int) -> list[str]:
