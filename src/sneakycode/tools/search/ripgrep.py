@@ -94,7 +94,10 @@ def lines_argv(rg: str, request: GrepRequest, paths: list[str]) -> list[str]:
 
 
 def _run(argv: list[str], cwd: Path, cancel: threading.Event) -> ProcessResult:
-    result = run_process(argv, cwd=cwd, timeout=TIMEOUT_SECONDS, capture_limit=CAPTURE_LIMIT, cancel=cancel)
+    # rg starts no children and never opens the terminal: a process group of ours is enough (see supervise).
+    result = run_process(
+        argv, cwd=cwd, timeout=TIMEOUT_SECONDS, capture_limit=CAPTURE_LIMIT, cancel=cancel, own_session=False
+    )
     if result.cancelled:
         raise ToolError(ErrorCode.CANCELLED, "the search was cancelled")
     if result.timed_out:
