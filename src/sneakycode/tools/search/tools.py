@@ -151,7 +151,8 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         if content:
             chosen = pick_files(hits, args.max_results)
             by_path = engine.lines(request, chosen)
-            hits = [hit for hit in hits if hit.path in by_path or hit.path not in chosen]
+            fetched = set(chosen)  # a set: hits can be thousands, chosen up to max_results
+            hits = [hit for hit in hits if hit.path in by_path or hit.path not in fetched]
     if not hits:
         return no_matches(args, scope, request, engine, ws.display(target), report)
     budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
