@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sneakycode.config import LoadedSettings, Settings
-from sneakycode.permissions.shell.policy import CommandRule, CommandRules
+from sneakycode.permissions.shell.matching import CommandRule, CommandRules
 from sneakycode.tools.registry import all_tools
 
 RULE_SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
