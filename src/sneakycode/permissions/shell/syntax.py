@@ -296,7 +296,7 @@ def _pipe_into(node: Node, out: _Collector) -> tuple[bool, SimpleCommand | None]
     if pipeline is None or pipeline.type != "pipeline":
         return False, None
     stages = pipeline.named_children
-    index = next(i for i, child in enumerate(stages) if child.id == stage.id)
+    index = next((i for i, child in enumerate(stages) if child.id == stage.id), 0)
     if index == 0:
         holder = pipeline.parent
         if holder is None or holder.type != "heredoc_redirect" or holder.parent is None:
@@ -371,5 +371,11 @@ def _fallback_commands(line: str) -> list[SimpleCommand]:
                 found.append(SimpleCommand(tuple(current), 0, " ".join(w.value for w in current), fallback=True))
             current = []
             continue
-        current.extend(Word.plain(value) for value in brace_expand(token))
+        current.extend(_fallback_word(value) for value in brace_expand(token))
     return found
+
+
+def _fallback_word(text: str) -> Word:
+    """A word of a line that does not parse; an expansion or glob in it keeps it from being literal."""
+    special = [text.index(ch) for ch in "$`*?[" if ch in text]
+    return Word(text, False, text[: min(special)], text) if special else Word.plain(text)
