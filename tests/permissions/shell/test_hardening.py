@@ -47,6 +47,7 @@ GIT_PUSH_FORMS = [
 def test_class_6_git_global_options_do_not_hide_a_denied_subcommand(
     ws: Path, line: str, allow: list[str], mode: str
 ) -> None:
+    """Hardening class 6: `run_command(git push)` stops `git -C . push` and every global-option form."""
     decision, reason = judge(ws, line, mode, deny=["run_command(git push)"], allow=allow)
     assert decision == "deny" and "deny rule `run_command(git push)`" in reason, reason
 
@@ -61,12 +62,14 @@ def test_class_6_git_global_options_do_not_hide_a_denied_subcommand(
 ])
 @pytest.mark.parametrize("mode", MODES)
 def test_class_6_global_options_of_other_programs(ws: Path, rule: str, line: str, mode: str) -> None:
+    """Hardening class 6: global options of docker, kubectl, npm, pnpm, yarn, cargo, go are skipped."""
     decision, reason = judge(ws, line, mode, deny=[f"run_command({rule})"], allowed_commands=[line.split()[0]])
     assert decision == "deny", reason
 
 
 @pytest.mark.parametrize("line", ["git -C . status", "git --help push", "git --no-pager log", "docker ps"])
 def test_class_6_global_options_do_not_deny_other_subcommands(ws: Path, line: str) -> None:
+    """Hardening class 6: skipping global options does not make other subcommands match."""
     assert judge(ws, line, "yolo", deny=["run_command(git push)", "run_command(docker rm)"])[0] == "allow"
 
 
@@ -90,12 +93,14 @@ WRAPPED_RM = [
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("line", WRAPPED_RM)
 def test_class_6_deny_rules_look_inside_launchers(ws: Path, line: str, mode: str) -> None:
+    """Hardening class 6: launchers and runners not looked inside before (taskset, flock, ...)."""
     allowed = sorted({line.split()[0], "rm", "ls", "timeout"})
     decision, reason = judge(ws, line, mode, deny=["run_command(rm)"], allowed_commands=allowed)
     assert decision == "deny" and "deny rule `run_command(rm)`" in reason, reason
 
 
 def test_class_6_hash_p_is_refused_for_the_program_of_any_deny_rule(ws: Path) -> None:
+    """Hardening class 6: `hash -p /bin/rm ls` rebinds a name; never approved."""
     decision, reason = judge(ws, "hash -p /bin/rm ls", "yolo", deny=["run_command(rm -rf)"])
     assert decision == "deny" and "makes `ls` run `/bin/rm`, the program that rule names" in reason
     decision, reason = judge(ws, "hash -p /usr/bin/true ls; ls", "default", allowed_commands=["hash", "ls"])
@@ -122,6 +127,7 @@ SHELL_ALLOW = ["echo", "printf", "cat", "curl", "base64", "sh", "bash", "zsh", "
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("line", FED_VISIBLE)
 def test_class_6_text_fed_to_a_shell_is_parsed_for_deny_rules(ws: Path, line: str, mode: str) -> None:
+    """Hardening class 6: a literal text piped or fed into a shell is parsed."""
     decision, reason = judge(ws, line, mode, deny=["run_command(rm)"], allowed_commands=SHELL_ALLOW)
     assert decision == "deny" and "deny rule `run_command(rm)`" in reason, reason
 
@@ -129,12 +135,14 @@ def test_class_6_text_fed_to_a_shell_is_parsed_for_deny_rules(ws: Path, line: st
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("line", FED_UNSEEN)
 def test_class_6_code_a_shell_runs_unseen_is_refused_while_deny_rules_exist(ws: Path, line: str, mode: str) -> None:
+    """Hardening class 6: what a shell reads unseen might match a deny rule, so it is refused."""
     decision, reason = judge(ws, line, mode, deny=["run_command(rm)"], allowed_commands=SHELL_ALLOW)
     assert decision == "deny" and "what might match a deny rule is refused, never approved" in reason, reason
 
 
 @pytest.mark.parametrize("line", FED_UNSEEN)
 def test_class_6_code_a_shell_runs_unseen_is_never_approved_by_allow_rules(ws: Path, line: str) -> None:
+    """Hardening class 6: unseen code is never auto-approved; yolo without deny rules runs it."""
     assert judge(ws, line, "default", allowed_commands=SHELL_ALLOW)[0] == "ask"
     assert judge(ws, line, "auto-edit", allowed_commands=SHELL_ALLOW)[0] == "ask"
     assert judge(ws, line, "yolo")[0] == "allow"
@@ -153,12 +161,14 @@ RUNTIME_NAMES = [
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("line", RUNTIME_NAMES)
 def test_class_6_a_run_time_command_name_is_refused_while_deny_rules_exist(ws: Path, line: str, mode: str) -> None:
+    """Hardening class 6: `c=touch; $c f` ran under --yes although `touch` was denied."""
     decision, reason = judge(ws, line, mode, deny=["run_command(touch)"], allowed_commands=["touch", "sudo"])
     assert decision == "deny", reason
     assert "might match deny rule `run_command(touch)`" in reason and "is refused, never approved" in reason
 
 
 def test_class_6_the_reason_says_the_name_is_only_known_at_run_time(ws: Path) -> None:
+    """Hardening class 6: the refusal says the command name is only known at run time."""
     decision, reason = judge(ws, "c=touch; $c f", "yolo", deny=["run_command(touch)"])
     assert decision == "deny"
     assert reason == (
@@ -169,12 +179,14 @@ def test_class_6_the_reason_says_the_name_is_only_known_at_run_time(ws: Path) ->
 
 @pytest.mark.parametrize("line", RUNTIME_NAMES)
 def test_class_6_without_deny_rules_a_run_time_name_asks_and_yolo_runs_it(ws: Path, line: str) -> None:
+    """Hardening class 6: without deny rules a run-time name only loses auto-approval."""
     assert judge(ws, line, "default", allowed_commands=["touch"])[0] == "ask"
     assert judge(ws, line, "yolo")[0] == "allow"
 
 
 @pytest.mark.parametrize("line", ["\"$VENV\"/bin/pytest -q", "\"${VENV}/bin/pytest\" -q", "ls $DIR", "echo $HOME"])
 def test_class_6_a_name_known_before_the_line_runs_is_not_a_doubt(ws: Path, line: str) -> None:
+    """Hardening class 6: quoted expansions before the last `/` leave the name known."""
     assert judge(ws, line, "yolo", deny=["run_command(touch)"])[0] == "allow"
 
 
@@ -206,6 +218,7 @@ WRITES_INSIDE = [
 def test_class_6_an_allow_rule_does_not_approve_a_write_outside_the_workspace(
     ws: Path, rule: str, line: str, mode: str
 ) -> None:
+    """Hardening class 6: `git log --output=/etc/x` is not approved by `git log`."""
     decision, reason = judge(ws, line, mode, allowed_commands=[rule, "ls"])
     assert decision == ("allow" if mode == "yolo" else "ask"), reason
     if mode == "default":
@@ -218,6 +231,7 @@ def test_class_6_an_allow_rule_does_not_approve_a_write_outside_the_workspace(
 def test_class_6_an_allow_rule_approves_a_write_to_a_plain_workspace_path(
     ws: Path, rule: str, line: str, mode: str
 ) -> None:
+    """Hardening class 6: a write option naming a plain workspace path keeps the approval."""
     decision, reason = judge(ws, line, mode, allowed_commands=[rule])
     assert decision == "allow", reason
 
@@ -256,6 +270,7 @@ def linked(ws: Path) -> Path:
 def test_class_3_a_write_into_a_protected_place_asks_in_every_mode(
     linked: Path, line: str, allowed: list[str], mode: str
 ) -> None:
+    """Hardening class 3: `echo x > .git/hooks/pre-commit` was approved when `echo` was allowed."""
     decision, reason = judge(linked, line, mode, allowed_commands=allowed, allow=["run_command"] if allowed else [])
     assert decision == "ask", reason
     assert "needs confirmation in every mode" in reason and ("`.git/`" in reason or "`.sneakycode/`" in reason
@@ -264,6 +279,7 @@ def test_class_3_a_write_into_a_protected_place_asks_in_every_mode(
 
 
 def test_class_3_deny_and_plan_mode_still_win_over_a_protected_write(linked: Path) -> None:
+    """Hardening class 3: deny rules and plan mode still refuse."""
     assert judge(linked, "git config core.hooksPath x", "yolo", deny=["run_command(git config)"])[0] == "deny"
     assert judge(linked, "echo x > .git/hooks/pre-commit", "plan")[0] == "deny"
 
@@ -275,5 +291,6 @@ def test_class_3_deny_and_plan_mode_still_win_over_a_protected_write(linked: Pat
 ])
 @pytest.mark.parametrize("mode", MODES)
 def test_class_3_reading_protected_places_is_not_a_write(linked: Path, line: str, mode: str) -> None:
+    """Hardening class 3: reading .git/ and .sneakycode/ stays approvable."""
     allowed = ["git", "cat", "ls", "grep", "cp"]
     assert judge(linked, line, mode, allowed_commands=allowed)[0] == "allow"

