@@ -25,7 +25,7 @@ SHELL_LISTS = {"deny": "tools.shell.denied_commands", "allow": "tools.shell.allo
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
-    from sneakycode.permissions.shell.policy import CommandRules
+    from sneakycode.permissions.shell.matching import CommandRules
 
 Origins = Mapping[str, Sequence[tuple[str, str]]]
 RuleLists = tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]
@@ -115,7 +115,7 @@ def _compile(lists: RuleLists) -> RuleSet:
 
 @lru_cache(maxsize=64)
 def _command_rules(lists: RuleLists) -> CommandRules:
-    from sneakycode.permissions.shell.policy import CommandRule, CommandRules
+    from sneakycode.permissions.shell.matching import CommandRule, CommandRules
 
     by_key = dict(lists)
     shell: dict[str, list[CommandRule]] = {kind: [] for kind in KINDS}
