@@ -68,7 +68,8 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     spill_dir = ctx.session_dir / "outputs"
     argv, sandbox, notes = sandboxed(shell_argv(args.command), ctx, cwd, spill_dir)
     budget = max(ctx.settings.max_output_bytes - _MARKER_ROOM, 256)
-    env = command_environment(also_remove=[ctx.settings.api_key_env] if ctx.settings.api_key_env else [])
+    key_env = [ctx.settings.api_key_env] if ctx.settings.api_key_env else []
+    env = command_environment(also_remove=key_env, keep=settings.env_keep, strip=settings.env_strip)
     try:
         run = run_captured(
             argv,
