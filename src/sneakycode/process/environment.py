@@ -12,6 +12,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 # Names that hold secrets (matched upper-cased): taken out of the process environment at start-up and never
 # passed to a command unless `tools.shell.env_keep` names them.
@@ -95,6 +96,19 @@ def command_environment(
     env = {name: value for name, value in source.items() if passed(name)}
     env.update(NON_INTERACTIVE)
     return env
+
+
+def find_program(name: str, *, not_under: Path) -> str | None:
+    """The first `name` on PATH that is not under `not_under`: SneakyCode runs it outside the sandbox, so it
+    must not be one a sandboxed command could have written (a `.venv/bin` or `node_modules/.bin` on PATH)."""
+    for entry in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = Path(entry, name)
+        if not entry or not candidate.is_absolute() or not os.access(candidate, os.X_OK) or candidate.is_dir():
+            continue
+        real = Path(os.path.realpath(candidate))
+        if real != not_under and not_under not in real.parents:
+            return str(candidate)
+    return None
 
 
 def shell_argv(command: str) -> list[str]:
