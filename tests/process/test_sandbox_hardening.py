@@ -125,6 +125,7 @@ def test_hardening_class_3_ordinary_git_work_still_succeeds_in_the_sandbox(repo:
             "&& git switch -q -c topic && git status --short && git log --oneline | wc -l")
     result = sandboxed_cli(repo, work)
     assert "exit code 0" in result.stdout, result.stdout + result.stderr
+    assert "background" not in result.stdout, "the sandbox tearing down is not something the command left behind"
     assert git(repo, "log", "--oneline").count("\n") == 2 and git(repo, "branch", "--show-current") == "topic\n"
 
 
@@ -248,3 +249,19 @@ def test_hardening_class_3_a_git_file_and_the_git_dir_it_names_are_protected(ws:
     assert "tried" in result.stdout, result.stderr
     assert (ws / ".git").read_text() == pointer and (ws / "gitdata" / "config").read_bytes() == before
     assert not (ws / "gitdata" / "hooks" / "pre-commit").exists() and not (ws / "moved").exists()
+
+
+def test_hardening_class_3_a_hooks_link_replaced_by_the_command_is_put_back(repo: Path) -> None:
+    """Hardening class 3: `.git/hooks` as a link to a folder of the repository; the folder is read-only, and
+    a command that swaps the link for a folder of its own has the link put back once it ends."""
+    shutil.rmtree(repo / ".git" / "hooks")
+    (repo / "githooks").mkdir()
+    (repo / "githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (repo / ".git" / "hooks").symlink_to("../githooks")
+    plant = ("echo planted > githooks/pre-commit; rm .git/hooks && mkdir .git/hooks && "
+             "echo planted > .git/hooks/pre-commit; echo tried")
+    result = sandboxed_cli(repo, plant)
+    assert "tried" in result.stdout, result.stderr
+    assert ".git/hooks was replaced by the command and put back" in result.stdout
+    assert (repo / ".git" / "hooks").is_symlink() and (repo / ".git" / "hooks").readlink() == Path("../githooks")
+    assert (repo / "githooks" / "pre-commit").read_text() == "#!/bin/sh\nexit 0\n"

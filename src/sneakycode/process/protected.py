@@ -27,8 +27,10 @@ import os
 import re
 import shlex
 import shutil
+from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from sneakycode.config import PROJECT_CONFIG, user_config_path
@@ -92,13 +94,12 @@ class RepositoryGuard:
                 path.rmdir()  # only the empty folder bwrap made for the tmpfs; anything else stays
         for path in self.absent_files:
             if os.path.lexists(path):
-                _remove(path)
-                notes.append(f"{self._shown(path)} was created by the command and deleted: git would follow it")
+                done = _undo(partial(_remove, path), "deleted")
+                notes.append(f"{self._shown(path)} was created by the command and {done}: git would follow it")
         for path, target in self.links.items():
             if not path.is_symlink() or os.readlink(path) != target:
-                _remove(path)
-                os.symlink(target, path)
-                notes.append(f"{self._shown(path)} was replaced by the command and put back (a link to {target})")
+                done = _undo(partial(_relink, path, target), "put back")
+                notes.append(f"{self._shown(path)} was replaced by the command and {done} (a link to {target})")
         return notes
 
     def _shown(self, path: Path) -> str:
@@ -236,6 +237,20 @@ def _nested_git_dirs(git_dir: Path) -> list[Path]:
             elif depth < _MAX_MODULE_DEPTH:  # a submodule named a/b lives in modules/a/b
                 pending.append((path, depth + 1))
     return found
+
+
+def _undo(action: Callable[[], object], done: str) -> str:
+    """Run `action`; `done`, or why it failed (then the user has to look before running git)."""
+    try:
+        action()
+    except OSError as exc:
+        return f"could NOT be {done} ({exc.strerror}; check it before running git)"
+    return done
+
+
+def _relink(path: Path, target: str) -> None:
+    _remove(path)
+    os.symlink(target, path)
 
 
 def _remove(path: Path) -> None:

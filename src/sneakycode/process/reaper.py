@@ -27,6 +27,7 @@ _POLL_SECONDS = 0.02
 # After SIGKILL, how long to keep looking for orphans (a process forking as fast as we kill).
 _KILL_WAIT_SECONDS = 5.0
 _EXIT_GRACE_SECONDS = 1.0
+_PF_EXITING = 0x4  # in the flags of /proc/PID/stat
 
 _enabled = False
 _lock = threading.Lock()  # held while a process is started and registered, and while orphans are chosen
@@ -93,12 +94,12 @@ def _orphans_and_descendants(everything: bool) -> list[int]:
     children: dict[int, list[int]] = {}
     running: set[int] = set()
     orphans: list[int] = []
-    for pid, ppid, sid, zombie in _process_table():
+    for pid, ppid, sid, state in _process_table():
         children.setdefault(ppid, []).append(pid)
-        if not zombie:
+        if state == "running":
             running.add(pid)
         if ppid == me and sid != session and (everything or pid not in _live):
-            if zombie:
+            if state == "zombie":
                 with suppress(ChildProcessError):
                     os.waitpid(pid, os.WNOHANG)
             else:
@@ -113,8 +114,9 @@ def _orphans_and_descendants(everything: bool) -> list[int]:
     return found
 
 
-def _process_table() -> list[tuple[int, int, int, bool]]:
-    """(pid, ppid, session id, zombie or dead) for every process in /proc."""
+def _process_table() -> list[tuple[int, int, int, str]]:
+    """(pid, ppid, session id, state) for every process in /proc; the state is "zombie", "exiting" (it will
+    not run user code again, like bwrap's sandbox init tearing down as the command ends) or "running"."""
     table = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -124,7 +126,9 @@ def _process_table() -> list[tuple[int, int, int, bool]]:
                 stat = fh.read()
         except OSError:
             continue
-        fields = stat[stat.rfind(b")") + 2 :].split(maxsplit=5)  # state, ppid, pgrp, session, ...
-        if len(fields) >= 4:
-            table.append((int(entry), int(fields[1]), int(fields[3]), fields[0] in (b"Z", b"X")))
+        fields = stat[stat.rfind(b")") + 2 :].split(maxsplit=7)  # state, ppid, pgrp, session, tty, tpgid, flags
+        if len(fields) < 7:
+            continue
+        state = "zombie" if fields[0] in (b"Z", b"X") else "exiting" if int(fields[6]) & _PF_EXITING else "running"
+        table.append((int(entry), int(fields[1]), int(fields[3]), state))
     return table
