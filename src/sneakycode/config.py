@@ -37,13 +37,8 @@ ENV_PREFIX = "SNEAKYCODE_"
 CONFIG_FILE_LIMIT = 1 << 20
 PROJECT_CONFIG = Path(".sneakycode") / "config.toml"
 ACCUMULATING_KEYS = frozenset(
-    {
-        "permissions.allow",
-        "permissions.ask",
-        "permissions.deny",
-        "tools.shell.allowed_commands",
-        "tools.shell.denied_commands",
-    }
+    {"permissions.allow", "permissions.ask", "permissions.deny"}
+    | {f"tools.shell.{key}" for key in ("allowed_commands", "denied_commands", "env_keep", "env_strip")}
 )
 
 
@@ -66,6 +61,11 @@ class ShellSettings(_Strict):
         "auto", description="Run commands under bubblewrap: auto (when it works), bwrap (required), off."
     )
     sandbox_network: bool = Field(True, description="Whether sandboxed commands may use the network.")
+    env_keep: list[str] = Field(
+        default_factory=list,
+        description="Globs (any case) of credential-like variables that commands get anyway (never a model key).",
+    )
+    env_strip: list[str] = Field(default_factory=list, description="Globs (any case) of more variables to strip.")
 
 
 class ToolsSettings(_Strict):
@@ -138,10 +138,8 @@ def _format_validation(source: str, exc: ValidationError) -> str:
     problems = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        if err["type"] == "extra_forbidden":
-            problems.append(f"unknown key '{key}'")
-        else:
-            problems.append(f"key '{key}': {err['msg']} (got {err.get('input')!r})")
+        unknown = err["type"] == "extra_forbidden"
+        problems.append(f"unknown key '{key}'" if unknown else f"key '{key}': {err['msg']} (got {err.get('input')!r})")
     return f"{source}: " + "; ".join(problems)
 
 
@@ -302,7 +300,9 @@ def state_dir(settings: Settings) -> Path:
 
 TRUST_FILE = "trusted-workspaces.json"
 # Always kept: a repository may always ask for more caution.
-TIGHTENING_KEYS = frozenset({"permissions.deny", "permissions.ask", "tools.shell.denied_commands"})
+TIGHTENING_KEYS = frozenset(
+    {"permissions.deny", "permissions.ask", "tools.shell.denied_commands", "tools.shell.env_strip"}
+)
 # Kept: they neither loosen a permission nor send anything anywhere new.
 HARMLESS_KEYS = frozenset({"model", "context_window", "request_timeout", "max_retries", "retry_backoff"})
 LOWER_IS_TIGHTER = frozenset(

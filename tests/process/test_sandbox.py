@@ -19,10 +19,15 @@ from tests.conftest import call
 from tests.process.test_supervise import marker, running_with
 
 
-def sandboxed_ctx(ws: Path, *, network: bool = True) -> ToolContext:
+def require_bwrap(ws: Path, *, network: bool = True) -> None:
+    """Skip, with the probe's reason, only when bwrap itself cannot run here."""
     found = probe(ws, network=network)
     if not found.available:
         pytest.skip(f"bwrap sandbox cannot run here: {found.reason}")
+
+
+def sandboxed_ctx(ws: Path, *, network: bool = True) -> ToolContext:
+    require_bwrap(ws, network=network)
     settings = {"tools.shell.sandbox": "bwrap", "tools.shell.sandbox_network": network}
     return open_tool_context(load_settings(ws, flags=settings))
 

@@ -111,6 +111,9 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from sneakycode.process.hardening import harden_process, wipe_arguments
+
+    harden_process()  # before anything runs a command: keys out of reach, detached processes adopted
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list and args_list[0] in SUBCOMMANDS:
         name = args_list[0]
@@ -139,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_sessions_command(args)
     args = _agent_parser().parse_args(args_list)
+    wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
     if args.prompt is not None:
         from sneakycode.cli.headless import run_headless
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from sneakycode.cli.main import ExitCode
 from sneakycode.config import LoadedSettings, load_settings
 from sneakycode.errors import ConfigError
+from sneakycode.process.hardening import protect_variables
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
@@ -43,6 +44,8 @@ def workspace_settings(
     if workspace is not None and not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace_arg!r} is not a directory")
     loaded = load_settings(workspace, flags, trust_project=trust_project)
+    if loaded.settings.api_key_env:  # a key under a name the start-up patterns did not recognise
+        protect_variables([loaded.settings.api_key_env])
     if notify and loaded.ignored:
         print(f"sneakycode: {untrusted_notice(loaded)}", file=sys.stderr)
     return loaded

@@ -1,5 +1,8 @@
 """The bubblewrap sandbox run_command uses: the workspace writable, the rest of the filesystem read-only, a
-private /tmp, and the network shared or cut off.
+private /tmp, and the network shared or cut off. Credential folders and files in the home folder
+(CREDENTIAL_PATHS) and SneakyCode's state folder (other sessions' transcripts and outputs; `hidden`) are
+covered by an empty tmpfs or /dev/null, and what in the workspace would run programs later is read-only
+(see protected.py).
 
 `probe` runs the exact wrapper once (per bwrap, workspace and network setting) around /bin/true, so a
 missing bwrap, a kernel or container that forbids the namespaces it needs, or a workspace it cannot bind is
@@ -7,23 +10,35 @@ found before a command depends on it, and bwrap's own error is what the user and
 
 The sandboxed processes stay in the caller's process group (no `--new-session`): the child already runs
 in a new session with no controlling terminal, and one group lets a timeout kill everything at once.
-`--unshare-pid` makes bwrap the init of the sandbox, so leftovers die with the command;
-`--die-with-parent` ends the sandbox if SneakyCode itself dies.
+`--unshare-pid` makes bwrap the init of the sandbox, so leftovers die with the command, and a command sees
+no process outside it (no `/proc/PID/environ` of SneakyCode's); `--die-with-parent` ends the sandbox if
+SneakyCode itself dies.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from sneakycode.process.environment import find_program
+from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.supervise import run_process
 
 _PROBE_TIMEOUT = 10.0
+# Relative to the home folder: where tools keep keys, tokens and passwords.
+CREDENTIAL_PATHS = (
+    ".ssh", ".aws", ".azure", ".gnupg", ".password-store", ".netrc", ".authinfo", ".authinfo.gpg", ".pgpass",
+    ".my.cnf", ".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub", ".config/gcloud",
+    ".kube", ".docker/config.json", ".npmrc", ".pypirc", ".gem/credentials", ".cargo/credentials",
+    ".cargo/credentials.toml", ".vault-token", ".terraform.d/credentials.tfrc.json", ".s3cfg", ".boto",
+    ".config/rclone", ".oci", ".config/doctl", ".config/op", ".local/share/keyrings", ".cache/huggingface/token",
+    ".huggingface/token", ".ollama/id_ed25519",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -41,9 +56,19 @@ def bwrap_argv(
     cwd: Path,
     network: bool,
     readable: Sequence[Path] = (),
+    hidden: Sequence[Path] = (),
+    guard: RepositoryGuard | None = None,
 ) -> list[str]:
-    """`command` wrapped in bubblewrap; `readable` folders stay visible even under the private /tmp.
-    Order matters: later mounts go on top of earlier ones, so a workspace under /tmp is bound over it."""
+    """`command` wrapped in bubblewrap; `readable` folders stay visible even under the private /tmp or a
+    hidden folder; `hidden` (and CREDENTIAL_PATHS) are covered; `guard` keeps its paths read-only.
+    Order matters: later mounts go on top of earlier ones, so a workspace under /tmp is bound over it, a
+    hidden folder that holds the workspace is covered before the workspace is bound, and one inside it after."""
+    covered = [
+        path
+        for path in [*(Path(os.path.realpath(p)) for p in hidden), *credential_paths()]
+        if path.exists() and (Path("/tmp") not in path.parents or path == workspace or workspace in path.parents)
+    ]  # the private /tmp already hides what is under /tmp and outside the workspace
+    around = [path for path in covered if path == workspace or path in workspace.parents]
     argv = [
         bwrap,
         "--die-with-parent",
@@ -53,7 +78,10 @@ def bwrap_argv(
         "--dev", "/dev",
         "--proc", "/proc",
         "--tmpfs", "/tmp",
+        *_cover(around),
         "--bind", str(workspace), str(workspace),
+        *_cover([path for path in covered if path not in around]),
+        *(guard.mounts() if guard is not None else []),
         "--setenv", "TMPDIR", "/tmp",
     ]  # fmt: skip
     for folder in [*readable, *tools_under_tmp()]:
@@ -61,6 +89,32 @@ def bwrap_argv(
     if not network:
         argv.append("--unshare-net")
     return [*argv, "--chdir", str(cwd), "--", *command]
+
+
+def credential_paths() -> list[Path]:
+    """CREDENTIAL_PATHS that exist, as real paths, under $HOME and under the account's own home folder."""
+    homes = {Path.home()}
+    with suppress(KeyError, ImportError):
+        import pwd
+
+        homes.add(Path(pwd.getpwuid(os.getuid()).pw_dir))
+    found: list[Path] = []
+    for home in homes:
+        for relative in CREDENTIAL_PATHS:
+            real = Path(os.path.realpath(home / relative))
+            if real.exists() and real not in found:
+                found.append(real)
+    return found
+
+
+def _cover(paths: Sequence[Path]) -> list[str]:
+    """An empty tmpfs over each folder and /dev/null over each file: reads find nothing, writes vanish. A
+    plain bind would mount /dev/null `nodev`, and a tool that reads its config file (npm, ~/.npmrc) would
+    fail on EACCES rather than find it empty."""
+    argv: list[str] = []
+    for path in paths:
+        argv += ["--tmpfs", str(path)] if path.is_dir() else ["--dev-bind", "/dev/null", str(path)]
+    return argv
 
 
 def tools_under_tmp(search_path: str | None = None) -> list[Path]:
@@ -82,8 +136,9 @@ def tools_under_tmp(search_path: str | None = None) -> list[Path]:
 
 
 def probe(workspace: Path, *, network: bool) -> SandboxProbe:
-    """Whether bwrap_argv works here; the result is remembered for the life of the process."""
-    bwrap = shutil.which("bwrap")
+    """Whether bwrap_argv works here; the result is remembered for the life of the process. A bwrap in the
+    workspace is never used: a sandboxed command could have put it there."""
+    bwrap = find_program("bwrap", not_under=workspace)
     if bwrap is None:
         return SandboxProbe(False, "bwrap is not installed (Debian/Ubuntu package: bubblewrap)")
     return _probe(bwrap, workspace, network)

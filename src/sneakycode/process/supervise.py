@@ -3,7 +3,8 @@
 Every child runs in its own session (a trusted helper such as ripgrep: in its own process group) with stdin
 closed: a command that waits for input gets EOF instead of hanging, and a timeout, a cancel, or an exit that
 leaves background jobs behind ends the whole process group (SIGTERM, then SIGKILL after a grace period),
-grandchildren included. One loop reads stdout and stderr as they arrive and hands each chunk to a sink, so
+grandchildren included; what it detached from the group with `setsid` is ended too where SneakyCode is a
+subreaper (see reaper). One loop reads stdout and stderr as they arrive and hands each chunk to a sink, so
 the caller decides what to keep: `run_process` keeps the head of each stream (for output a program parses),
 `run_captured` keeps the head and tail of the interleaved output, stderr apart, and streams the rest to a
 spill file, so memory stays bounded while a command prints gigabytes.
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from sneakycode.process import reaper
 from sneakycode.process.capture import HeadBuffer, HeadTailCapture
 
 __all__ = [
@@ -69,7 +71,7 @@ class Ending:
     timed_out: bool
     cancelled: bool
     duration: float
-    background_killed: bool  # it exited but left processes in its group, which were then ended
+    background_killed: bool  # it exited but left processes (in its group, or detached: see reaper) that were ended
 
 
 @dataclass
@@ -169,23 +171,28 @@ def supervise(
     the terminal: on Linux a new session is also a new scheduler autogroup, and under CPU load that alone
     costs a short-lived ripgrep 10-30% of its wall time. It is still stopped and killed as a group."""
     start = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=own_session,
-        process_group=None if own_session else 0,
+    proc = reaper.start(
+        lambda: subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=own_session,
+            process_group=None if own_session else 0,
+        )
     )
     deadline = None if timeout is None else start + timeout
-    with _Supervision(proc, sink) as run:
-        try:
-            stop = run.until_done(deadline, cancel, kill_grace)
-        except BaseException:  # Ctrl-C or a failing sink must not leave the command running unsupervised
-            run.signal_group(signal.SIGKILL)
-            raise
+    try:
+        with _Supervision(proc, sink) as run:
+            try:
+                stop = run.until_done(deadline, cancel, kill_grace)
+            except BaseException:  # Ctrl-C or a failing sink must not leave the command running unsupervised
+                run.signal_group(signal.SIGKILL)
+                raise
+    finally:
+        reaper.finished(proc.pid)
     returncode = proc.returncode
     ended_by_us = stop in ("timed_out", "cancelled")
     return Ending(
@@ -253,6 +260,8 @@ class _Supervision:
                 self.signal_group(signal.SIGKILL)
                 kill_at = now
             if not alive or (kill_at is not None and now >= kill_at + _KILL_WAIT_SECONDS):
+                if gone_at is None and reaper.end_orphans(self.pgid, grace):
+                    stop = stop or "background"  # what it left outside its group: see reaper
                 gone_at = gone_at or now
                 if not self.pipes_open or now >= gone_at + _DRAIN_SECONDS:
                     return stop

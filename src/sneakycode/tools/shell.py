@@ -16,8 +16,10 @@ from typing import Any
 
 from pydantic import Field
 
+from sneakycode.config import state_dir
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import command_environment, shell_argv
+from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
@@ -66,9 +68,10 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     if ctx.cancel.is_set():
         raise ToolError(ErrorCode.CANCELLED, "the turn was cancelled before the command started")
     spill_dir = ctx.session_dir / "outputs"
-    argv, sandbox, notes = sandboxed(shell_argv(args.command), ctx, cwd, spill_dir)
+    argv, sandbox, notes, guard = sandboxed(shell_argv(args.command), ctx, cwd, spill_dir)
     budget = max(ctx.settings.max_output_bytes - _MARKER_ROOM, 256)
-    env = command_environment(also_remove=[ctx.settings.api_key_env] if ctx.settings.api_key_env else [])
+    key_env = [ctx.settings.api_key_env] if ctx.settings.api_key_env else []
+    env = command_environment(also_remove=key_env, keep=settings.env_keep, strip=settings.env_strip)
     try:
         run = run_captured(
             argv,
@@ -84,6 +87,8 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
         )
     except OSError as exc:
         raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None
+    finally:
+        notes += guard.restore() if guard is not None else []
     return command_result(run, timeout, sandbox, notes)
 
 
@@ -96,11 +101,14 @@ def working_dir(user_cwd: str | None, ctx: ToolContext) -> Path:
     return real
 
 
-def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path, spill_dir: Path) -> tuple[list[str], str, list[str]]:
-    """The argv to run, the sandbox in use ("bwrap", "off" or "unavailable"), and notes for the model."""
+def sandboxed(
+    argv: list[str], ctx: ToolContext, cwd: Path, spill_dir: Path
+) -> tuple[list[str], str, list[str], RepositoryGuard | None]:
+    """The argv to run, the sandbox in use ("bwrap", "off" or "unavailable"), notes for the model, and the
+    guard of the workspace's protected paths (to restore after the command)."""
     settings = ctx.settings.tools.shell
     if settings.sandbox == "off":
-        return argv, "off", []
+        return argv, "off", [], None
     found = probe(ctx.workspace.root, network=settings.sandbox_network)
     if found.available:
         try:  # bound into the sandbox, so a saved output stays readable even when it lies under /tmp
@@ -108,6 +116,7 @@ def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path, spill_dir: Path) -> 
             readable = [spill_dir]
         except OSError:
             readable = []
+        guard = RepositoryGuard.survey(ctx.workspace.root)
         wrapped = bwrap_argv(
             argv,
             bwrap=found.bwrap,
@@ -115,21 +124,23 @@ def sandboxed(argv: list[str], ctx: ToolContext, cwd: Path, spill_dir: Path) -> 
             cwd=cwd,
             network=settings.sandbox_network,
             readable=readable,
+            hidden=[state_dir(ctx.settings)],
+            guard=guard,
         )
-        return wrapped, "bwrap", []
+        return wrapped, "bwrap", [], guard
     if settings.sandbox == "bwrap":
         raise ToolError(
             ErrorCode.SANDBOX_UNAVAILABLE,
             f"the command was not run: tools.shell.sandbox is 'bwrap' but {found.reason}",
         )
     if ctx.session_id in _told_no_sandbox:
-        return argv, "unavailable", []
+        return argv, "unavailable", [], None
     _told_no_sandbox.add(ctx.session_id)
     note = (
         f"Note: commands run without a sandbox because {found.reason}. Install bubblewrap to confine them "
         'to the workspace, or set tools.shell.sandbox = "off" to drop this note.'
     )
-    return argv, "unavailable", [note]
+    return argv, "unavailable", [note], None
 
 
 def command_result(run: CapturedRun, timeout: int, sandbox: str, notes: list[str]) -> ToolResult:

@@ -9,7 +9,6 @@ default port > a ConfigError that says how to set one up. Nothing here imports t
 from __future__ import annotations
 
 import json
-import os
 import urllib.request
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -18,6 +17,7 @@ from urllib.parse import urlparse
 
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
+from sneakycode.process.environment import full_environment
 
 PLACEHOLDER_KEY = "sneakycode-no-key"
 PROBE_TIMEOUT = 0.3
@@ -181,7 +181,7 @@ def resolve_model_config(
 ) -> ModelConfig:
     """Pick provider, endpoint, model and key; raises ConfigError saying exactly what to set when it cannot."""
     settings = loaded.settings
-    env = os.environ if environ is None else environ
+    env = full_environment() if environ is None else environ  # keys were moved out of os.environ at start
     offered: list[str] | None = None
     if settings.provider or settings.base_url:
         preset = _preset(settings.provider or "custom", loaded.origin_of("provider"))

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.process.environment import find_program
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.search import ripgrep
 from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line
@@ -247,6 +248,9 @@ class Backend:
 def backend(ctx: ToolContext) -> Backend:
     cwd, cancel = ctx.workspace.root, ctx.cancel
     rg = ripgrep.locate_rg()
+    if rg is not None and ctx.workspace.contains(Path(os.path.realpath(rg))):
+        # rg runs outside the sandbox: never one that a sandboxed command could have written.
+        rg = find_program("rg", not_under=cwd)
     if rg is not None:
         return Backend(
             "ripgrep",
