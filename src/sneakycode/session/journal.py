@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sneakycode.regular_files import NotRegularFile, open_regular
 from sneakycode.workspace.files import atomic_write_bytes
 from sneakycode.workspace.textfiles import sha256_bytes
 
@@ -58,7 +59,13 @@ def capture(path: Path) -> tuple[PathState, bytes | None]:
         return PathState("dir", mode), None
     if not stat.S_ISREG(info.st_mode):
         return PathState("other", mode), None
-    data = path.read_bytes()
+    try:
+        # Opened as a regular file only: one swapped for a FIFO since the lstat must not hang the journal.
+        fh, _ = open_regular(path, follow_symlinks=False)
+    except NotRegularFile:
+        return PathState("other", mode), None
+    with fh:
+        data = fh.read()
     return PathState("file", mode, sha256_bytes(data)), data
 
 
