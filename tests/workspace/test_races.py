@@ -40,6 +40,7 @@ RACE_CODES = {
     ErrorCode.STALE_READ,
     ErrorCode.NOT_A_DIRECTORY,
     ErrorCode.NO_MATCH,
+    ErrorCode.PATCH_FAILED,
     ErrorCode.IO_ERROR,
     ErrorCode.INVALID_PATH,
 }
@@ -131,6 +132,13 @@ def swapping(scene: Scene) -> Iterator[None]:
         proc.stdout.close() if proc.stdout else None
 
 
+def journal_has_no_outside_text(ctx: ToolContext) -> None:
+    """The undo journal records what the tool acted on, looked up in the folder it reached: never outside
+    bytes, which undo would otherwise copy into the workspace."""
+    for saved in (ctx.session_dir / "journal").glob("*.bin"):
+        assert b"OUTSIDE SECRET" not in saved.read_bytes(), saved
+
+
 def rounds() -> Iterator[int]:
     deadline = time.monotonic() + TIME_LIMIT
     for index in range(ROUNDS):
@@ -148,6 +156,7 @@ def test_write_file_never_writes_outside_while_a_folder_is_swapped(scene: Scene,
             scene.check(call(ctx, "write_file", file_path=f"sub/deep{index}/x.txt", content="new\n"))
             scene.check(call(ctx, "read_file", file_path="sub/f.txt"))
     scene.outside_untouched()
+    journal_has_no_outside_text(ctx)
 
 
 def test_delete_file_never_deletes_outside_while_a_folder_is_swapped(scene: Scene, ctx: ToolContext) -> None:
@@ -159,6 +168,7 @@ def test_delete_file_never_deletes_outside_while_a_folder_is_swapped(scene: Scen
             scene.check(call(ctx, "delete_file", file_path="sub/keep.txt"))
             scene.put_inside("keep.txt", "inside\n")
     scene.outside_untouched()
+    journal_has_no_outside_text(ctx)
 
 
 def test_make_dir_never_creates_outside_while_a_folder_is_swapped(scene: Scene, ctx: ToolContext) -> None:
@@ -181,6 +191,7 @@ def test_edits_never_write_outside_while_a_folder_is_swapped(scene: Scene, ctx: 
             patch = "@@ -1,2 +1,2 @@\n one\n-two\n+TWO\n"
             scene.check(call(ctx, "patch_apply", file_path="sub/g.txt", patch=patch))
     scene.outside_untouched()
+    journal_has_no_outside_text(ctx)
 
 
 def test_sneakycode_tool_never_reaches_outside_while_a_folder_is_swapped(scene: Scene) -> None:

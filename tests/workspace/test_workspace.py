@@ -351,10 +351,11 @@ def test_journal_sees_every_created_folder_and_file(ws: Path) -> None:
     seen: list[tuple[str, str]] = []
 
     class Recorder:
-        def record_before(self, path: Path, action: str) -> None:
+        def record_before(self, path: Path, action: str, folder: int | None = None) -> None:
+            assert folder is not None
             seen.append((action, path.relative_to(ws.resolve()).as_posix()))
 
-        def record_after(self, path: Path) -> None:
+        def record_after(self, path: Path, folder: int | None = None) -> None:
             seen.append(("after", path.relative_to(ws.resolve()).as_posix()))
 
     wsp = Workspace(ws, journal=Recorder())

@@ -165,10 +165,10 @@ class Workspace:
 
     def _mkdir_at(self, dir_fd: int, real: Path) -> None:
         if self.journal is not None:
-            self.journal.record_before(real, "mkdir")
+            self.journal.record_before(real, "mkdir", dir_fd)
         os.mkdir(real.name, dir_fd=dir_fd)
         if self.journal is not None:
-            self.journal.record_after(real)
+            self.journal.record_after(real, dir_fd)
 
     # ---- reading -----------------------------------------------------------------------------------
 
@@ -261,13 +261,13 @@ class Workspace:
             if like is not None:
                 mode = like.mode
             if self.journal is not None:
-                self.journal.record_before(real, "write")
+                self.journal.record_before(real, "write", folder)
             try:
                 write_at(folder, real.name, data, mode if mode is not None else NEW_FILE_MODE)
             except OSError as exc:
                 raise _io_error(user_path, exc) from None
             if self.journal is not None:
-                self.journal.record_after(real)
+                self.journal.record_after(real, folder)
         written = TextFile(
             path=real,
             text=text,
@@ -330,13 +330,13 @@ class Workspace:
                     ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory; delete_file removes files only"
                 )
             if self.journal is not None:
-                self.journal.record_before(real, "delete")
+                self.journal.record_before(real, "delete", folder)
             try:
                 os.unlink(name, dir_fd=folder)
             except OSError as exc:
                 raise _io_error(user_path, exc) from None
             if self.journal is not None:
-                self.journal.record_after(real)
+                self.journal.record_after(real, folder)
         self.ledger.forget(real)
         return real, info.st_size
 

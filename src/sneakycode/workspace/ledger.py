@@ -11,11 +11,12 @@ from sneakycode.workspace.textfiles import TextFile
 
 class MutationJournal(Protocol):
     """Told about every mutation before it happens, so it can be undone, and after it succeeded, so undo can
-    tell whether anything else changed the path since."""
+    tell whether anything else changed the path since. `folder` is a descriptor of the path's folder as the
+    workspace reached it (without following links): look the entry up there, not by path."""
 
-    def record_before(self, path: Path, action: str) -> None: ...
+    def record_before(self, path: Path, action: str, folder: int | None = None) -> None: ...
 
-    def record_after(self, path: Path) -> None: ...
+    def record_after(self, path: Path, folder: int | None = None) -> None: ...
 
 
 @dataclass
