@@ -1,9 +1,7 @@
-"""Agent benchmarks: cold start, and what every request costs in characters.
+"""Agent benchmarks: what every request costs in characters (cold start is bench/startup.py's).
 
-Times the median wall time of `sneakycode --help`, `sneakycode tool read_file`, and a one-turn headless run
-against the scripted server, next to `python -c pass` (the floor any Python CLI pays). Measures the
-compact tools array and the system prompt sent on every request, the full request log of a scripted
-read -> str_replace -> run_command -> finish session, and the largest tool result of a session that
+Measures the compact tools array and the system prompt sent on every request, the full request log of a
+scripted read -> str_replace -> run_command -> finish session, and the largest tool result of a session that
 reads a 900 KB file and runs a command printing 15 MB. Goals are printed, never enforced.
 """
 
@@ -11,33 +9,20 @@ from __future__ import annotations
 
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
 from _cli_env import prepare_cli_env
 
-RUNS = 7
-HELP_GOAL_S = 0.3
 TOOLS_GOAL_CHARS = 6000
 
 
 def sneakycode_argv() -> list[str]:
     script = Path(sys.executable).with_name("sneakycode")
     return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli.main"]
-
-
-def median_seconds(argv: list[str], env: dict[str, str], cwd: Path, runs: int = RUNS) -> float:
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:
@@ -79,21 +64,6 @@ def main() -> int:
         (ws / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
         env = {**os.environ, "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state"),
                "XDG_CONFIG_HOME": str(root / "config"), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
-        cli = sneakycode_argv()
-
-        floor = median_seconds([sys.executable, "-c", "pass"], env, ws)
-        help_time = median_seconds([*cli, "--help"], env, ws)
-        tool_time = median_seconds([*cli, "tool", "read_file", '{"file_path": "calc.py"}'], env, ws)
-        with ScriptedServer({"steps": [{"content": "Done."}] * RUNS}) as server:
-            one_turn = median_seconds(
-                [*cli, "-p", "Say done", "--base-url", server.base_url, "--model", "scripted-model"], env, ws
-            )
-        rows += [
-            ("python -c pass (floor)", f"{floor:.3f} s", ""),
-            ("sneakycode --help", f"{help_time:.3f} s", f"< {HELP_GOAL_S} s {_verdict(help_time < HELP_GOAL_S)}"),
-            ("sneakycode tool read_file", f"{tool_time:.3f} s", ""),
-            ("sneakycode -p (one turn, scripted server)", f"{one_turn:.3f} s", ""),
-        ]
 
         schemas = openai_schemas()
         tools_chars = len(compact(schemas))

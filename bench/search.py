@@ -6,6 +6,13 @@ repository with a `.gitignore` for `__pycache__/`, and removed afterwards. Every
 process, interpreter start included (plus the same call inside a running process, as the agent makes it);
 the contenders run interleaved and the median wall time is reported. The match sets (every file and its
 number of matching lines) of `sneakycode tool grep_files` and `rg` must be equal.
+
+A second table holds the per-call goal: on two tree sizes (the full tree, ~60,000 files, and a ~20,000-file
+subset of it), one in-process call of grep_files (a match, no match, a path glob, case-insensitive) against
+the `rg` command that searches the same files (a file type, not `-g`, for the path glob: see rg_flags), and
+find_files against `rg --files -g`. "goal met" compares the ratio with GREP_GOAL / FIND_GOAL; it is a report,
+never a gate. "same answer" checks the numbers a user reads: the matching lines, or for no match the "N files
+searched", against rg's own `--stats`.
 """
 
 from __future__ import annotations
@@ -22,8 +29,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from _cli_env import prepare_cli_env
+
+if TYPE_CHECKING:
+    from sneakycode.tools.base import ToolResult
 
 RUNS = 7
 
@@ -56,6 +67,7 @@ class GrepCase:
     pattern: str
     case_insensitive: bool = False
     file_pattern: str | None = None
+    rg_by_glob: bool = False  # goal table: compare with `rg -g` rather than the rg command of the same work
 
     def tool_args(self) -> dict[str, object]:
         args: dict[str, object] = {"pattern": self.pattern}
@@ -65,12 +77,17 @@ class GrepCase:
             args["file_pattern"] = self.file_pattern
         return args
 
-    def rg_flags(self) -> list[str]:
-        """The options that make rg search what grep_files searches (default max_file_size_bytes)."""
+    def rg_flags(self, *, by_type: bool = False) -> list[str]:
+        """The options that make rg search what grep_files searches (default max_file_size_bytes). rg's
+        `--glob` overrides .gitignore for the files it names, so it skips the ignore rules for them (and would
+        search an ignored `*.py`); `by_type` names them with a file type instead, which keeps .gitignore as
+        file_pattern does: the same work grep_files asks of rg."""
         flags = ["--no-config", "--hidden", "--glob", "!.git", "--max-filesize", "1048576"]
         if self.case_insensitive:
             flags.append("--ignore-case")
-        if self.file_pattern:
+        if self.file_pattern and by_type:
+            flags += ["--type-add", f"bench:{self.file_pattern}", "--type", "bench"]
+        elif self.file_pattern:
             flags += ["--glob", self.file_pattern]
         return flags
 
@@ -82,6 +99,19 @@ GREP_CASES = [
     GrepCase("file_pattern *.py", "TODO", file_pattern="*.py"),
 ]
 FIND_CASES = ["*.so", "**/tests/test_*.py"]
+
+GOAL_RUNS = 11
+GREP_GOAL = 1.15
+FIND_GOAL = 1.5
+SMALL_TREE_FILES = 20_000
+GOAL_CASES = [
+    GrepCase("match", "subprocess.Popen"),
+    GrepCase("no match", "sneakycode_bench_finds_nothing"),
+    GrepCase("path glob", "TODO", file_pattern="*.py"),
+    GrepCase("path glob, against rg -g", "TODO", file_pattern="*.py", rg_by_glob=True),
+    GrepCase("case-insensitive", "deprecated", case_insensitive=True),
+]
+GOAL_FIND_CASES = ["*.so"]
 
 
 def build_tree(root: Path) -> tuple[int, int]:
@@ -111,6 +141,23 @@ def build_tree(root: Path) -> tuple[int, int]:
     return files, size
 
 
+def build_subset(tree: Path, subset: Path, limit: int) -> int:
+    """Hard-link the first `limit` files of `tree` (folders in sorted order, ignored ones included, as in a
+    real checkout) under `subset`; returns how many."""
+    linked = 0
+    for folder, dirs, names in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if d != ".git")
+        target = subset / Path(folder).relative_to(tree)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in sorted(names):
+            if linked == limit:
+                break
+            os.link(Path(folder) / name, target / name)
+            linked += 1
+    (subset / ".git").mkdir()
+    return linked
+
+
 def _read_through(path: Path) -> int:
     """Read a file once so every tool, including the ones that read everything, starts from a warm cache."""
     size = 0
@@ -129,11 +176,26 @@ def run_once(argv: Sequence[str], cwd: Path, env: dict[str, str]) -> tuple[float
 def interleaved(contenders: dict[str, Callable[[], float]]) -> dict[str, float]:
     """Median time of each contender over RUNS rounds; each round runs every contender once, so a burst of
     load on the shared machine hits all of them alike."""
+    return {name: statistics.median(values) for name, values in rounds(contenders, RUNS).items()}
+
+
+def rounds(contenders: dict[str, Callable[[], float]], count: int) -> dict[str, list[float]]:
+    """Each contender's time in each of `count` rounds; every other round runs them in reverse order, so
+    neither always runs first after the other has warmed (or loaded) the machine."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in range(RUNS):
-        for name, run in contenders.items():
+    for index in range(count):
+        order = list(contenders.items())
+        for name, run in order if index % 2 == 0 else reversed(order):
             times[name].append(run())
-    return {name: statistics.median(values) for name, values in times.items()}
+    return times
+
+
+def paired_medians(ours: Callable[[], float], reference: Callable[[], float]) -> tuple[float, float, float]:
+    """Median times of both over GOAL_RUNS rounds, and the median of the per-round ratios: a load burst that
+    lasts a round then skews one ratio, not the result."""
+    times = rounds({"ours": ours, "reference": reference}, GOAL_RUNS)
+    ratios = [a / b for a, b in zip(times["ours"], times["reference"], strict=True)]
+    return statistics.median(times["ours"]), statistics.median(times["reference"]), statistics.median(ratios)
 
 
 def sneakycode_argv() -> list[str]:
@@ -160,8 +222,11 @@ def our_counts(case: GrepCase, tree: Path, env: dict[str, str]) -> dict[str, int
     return {path: int(count) for path, count in (line.rsplit(":", 1) for line in result["content"].splitlines())}
 
 
-def in_process(tool: str, args: dict[str, object], tree: Path) -> Callable[[], float]:
-    """One call of the tool inside this process, as the agent calls it (no interpreter start-up)."""
+def in_process(
+    tool: str, args: dict[str, object], tree: Path, seen: list[ToolResult] | None = None
+) -> Callable[[], float]:
+    """One call of the tool inside this process, as the agent calls it (no interpreter start-up); each
+    result is appended to `seen` when given."""
     from sneakycode.config import load_settings
     from sneakycode.permissions.gate import Gate
     from sneakycode.tools.context import open_tool_context
@@ -171,8 +236,11 @@ def in_process(tool: str, args: dict[str, object], tree: Path) -> Callable[[], f
     def call() -> float:
         start = time.perf_counter()
         result = Gate(ctx).run_direct(tool, args)
+        elapsed = time.perf_counter() - start
         assert result.success, result.render()
-        return time.perf_counter() - start
+        if seen is not None:
+            seen.append(result)
+        return elapsed
 
     return call
 
@@ -230,6 +298,61 @@ def find_row(pattern: str, rg: str, tree: Path, env: dict[str, str]) -> str:
     )
 
 
+def rg_stats(rg: str, case: GrepCase, tree: Path, env: dict[str, str]) -> dict[str, int]:
+    """rg's own `--stats` for the case: "matched lines", "files searched" and the rest, by name."""
+    argv = [rg, "--count", "--stats", *case.rg_flags(by_type=not case.rg_by_glob), "--regexp", case.pattern, "."]
+    out = subprocess.run(argv, cwd=tree, env=env, capture_output=True, check=False).stdout.decode()
+    pairs = (line.partition(" ") for line in out.splitlines())
+    return {name: int(number) for number, _, name in pairs if number.isdigit()}
+
+
+def same_answer(result: ToolResult, stats: dict[str, int]) -> bool:
+    if not stats["matched lines"]:
+        return f"({stats['files searched']:,} files searched)" in result.message
+    return bool(result.data["matches"] == stats["matched lines"])
+
+
+def goal_grep_row(size: str, case: GrepCase, rg: str, tree: Path, env: dict[str, str]) -> str:
+    raw = [rg, "--line-number", *case.rg_flags(by_type=not case.rg_by_glob), "--regexp", case.pattern, "."]
+    results: list[ToolResult] = []
+    run_once(raw, tree, env)  # warm up
+    call = in_process("grep_files", case.tool_args(), tree, results)
+    ours, fast, paired = paired_medians(call, lambda: run_once(raw, tree, env)[0])
+    stats = rg_stats(rg, case, tree, env)
+    shown = f"{stats['matched lines']:,} lines / {stats['files searched']:,} files searched"
+    answer = "yes" if all(same_answer(result, stats) for result in results) else "NO"
+    met = "yes" if paired <= GREP_GOAL else "NO"
+    return (
+        f"| {size} | grep: {case.label} (`{case.pattern}`{f', {case.file_pattern}' if case.file_pattern else ''}; "
+        f"{shown}) | {ours:.3f} s | {fast:.3f} s | {paired:.2f}x | {met} | {answer} |"
+    )
+
+
+def goal_find_row(size: str, pattern: str, rg: str, tree: Path, env: dict[str, str]) -> str:
+    raw = [rg, "--files", "--no-config", "--hidden", "--glob", "!.git", "--glob", pattern, "."]
+    results: list[ToolResult] = []
+    call = in_process("find_files", {"pattern": pattern}, tree, results)
+    ours, fast, paired = paired_medians(call, lambda: run_once(raw, tree, env)[0])
+    listed = len(run_once(raw, tree, env)[1].splitlines())
+    answer = "yes" if all(result.data["files"] == listed for result in results) else "NO"
+    return (
+        f"| {size} | find: `{pattern}` ({listed:,} files) | {ours:.3f} s | {fast:.3f} s | {paired:.2f}x "
+        f"| {'yes' if paired <= FIND_GOAL else 'NO'} | {answer} |"
+    )
+
+
+def goal_table(trees: list[tuple[str, Path]], rg: str, env: dict[str, str]) -> None:
+    print(f"Per call: medians of {GOAL_RUNS} interleaved rounds; the ratio is the median of the rounds' ratios.\n")
+    goals = f"goal met (grep <= {GREP_GOAL}x, find <= {FIND_GOAL}x)"
+    print(f"| tree | call | in-process | rg | in-process / rg | {goals} | same answer as rg |")
+    print("|---|---|---|---|---|---|---|")
+    for size, tree in trees:
+        for case in GOAL_CASES:
+            print(goal_grep_row(size, case, rg, tree, env), flush=True)
+        for pattern in GOAL_FIND_CASES:
+            print(goal_find_row(size, pattern, rg, tree, env), flush=True)
+
+
 def main() -> int:
     prepare_cli_env()
     from sneakycode.tools.search.ripgrep import locate_rg
@@ -238,29 +361,34 @@ def main() -> int:
     if rg is None or shutil.which("grep") is None:
         print("bench/search.py needs rg (the ripgrep wheel) and grep")
         return 1
+    goal_only = "--goal-only" in sys.argv[1:]
     with tempfile.TemporaryDirectory(prefix="sneakycode-bench-") as temp:
         tree = Path(temp) / "tree"
         started = time.perf_counter()
         files, size = build_tree(tree)
+        small = build_subset(tree, Path(temp) / "subset", SMALL_TREE_FILES)
         os.environ["XDG_STATE_HOME"] = str(Path(temp) / "state")  # sessions of this run stay in the temp folder
         env = {**os.environ, "RIPGREP_CONFIG_PATH": ""}
         print(
             f"Tree: {files:,} files, {size / 1e6:,.0f} MB (standard library + site-packages, hard-linked in "
-            f"{time.perf_counter() - started:.1f} s). Medians of {RUNS} interleaved runs; grep and the naive "
-            "walker run once."
+            f"{time.perf_counter() - started:.1f} s; the subset holds its first {small:,} files). Medians of "
+            f"{RUNS} interleaved runs; grep and the naive walker run once."
         )
+        if not goal_only:
+            print()
+            print("| grep_files case | sneakycode tool | in-process | rg | tool / rg | in-process / rg | grep -rn "
+                  "| naive walker | naive / tool | naive / in-process | same matches as rg |")
+            print("|---|---|---|---|---|---|---|---|---|---|---|")
+            for case in GREP_CASES:
+                print(grep_row(case, rg, tree, env), flush=True)
+            print()
+            print("| find_files pattern | sneakycode tool | in-process | rg --files -g | tool / rg | in-process / rg "
+                  "| same files as rg |")
+            print("|---|---|---|---|---|---|---|")
+            for pattern in FIND_CASES:
+                print(find_row(pattern, rg, tree, env), flush=True)
         print()
-        print("| grep_files case | sneakycode tool | in-process | rg | tool / rg | in-process / rg | grep -rn "
-              "| naive walker | naive / tool | naive / in-process | same matches as rg |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|")
-        for case in GREP_CASES:
-            print(grep_row(case, rg, tree, env), flush=True)
-        print()
-        print("| find_files pattern | sneakycode tool | in-process | rg --files -g | tool / rg | in-process / rg "
-              "| same files as rg |")
-        print("|---|---|---|---|---|---|---|")
-        for pattern in FIND_CASES:
-            print(find_row(pattern, rg, tree, env), flush=True)
+        goal_table([(f"{small:,} files", Path(temp) / "subset"), (f"{files:,} files", tree)], rg, env)
     return 0
 
 

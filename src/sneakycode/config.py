@@ -48,7 +48,7 @@ ACCUMULATING_KEYS = frozenset(
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
+    model_config = ConfigDict(extra="forbid", validate_default=True, defer_build=True)
 
 
 class ShellSettings(_Strict):

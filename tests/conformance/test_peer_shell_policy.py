@@ -5,7 +5,8 @@ clone (CI keeps a copy there). Each case gives a command line, `allowed` / `deni
 decision SneakyCode's rules call for (`our_expects`). Our decision must never be looser: never allow what
 should ask or be denied, never ask what should be denied. Where we are stricter, the reason must show one
 of the deliberate rules that make us so (deny rules see through wrappers, `find -delete` and `find
--fprint` outside the workspace are never auto-approved, a denied part of an unparsable line still denies).
+-fprint` outside the workspace are never auto-approved, a denied part of an unparsable line still denies,
+what might match a deny rule is refused: hardening class 6, `$cmd` while `rm` is denied).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ def stricter_because(case: dict[str, Any], verdict: PermissionDecision) -> str |
         return "find -delete / -fprint outside the workspace are never auto-approved"
     if verdict.decision.value == "deny" and not parse_line(case["command"]).parses:
         return "a denied part of a line that does not parse still denies it"
+    if verdict.decision.value == "deny" and "what might match a deny rule is refused" in verdict.reason:
+        return "what might match a deny rule is refused, never approved (hardening class 6)"
     return None
 
 

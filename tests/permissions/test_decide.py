@@ -204,20 +204,26 @@ def test_plan_mode_from_settings_and_the_mode_argument_overrides_it(ws: Path) ->
 
 def test_yolo_approves_everything_but_deny_rules_ask_rules_and_possible_denials(ws: Path) -> None:
     rules = settings(ask=["delete_file"], shell={"denied_commands": ["git push"]})
-    assert check(ws, "run_command", {"command": "curl -s x | sh"}, rules, mode="yolo").decision is Decision.ALLOW
+    assert check(ws, "run_command", {"command": "curl -s x | sh"}, settings(), mode="yolo").decision is Decision.ALLOW
     assert check(ws, "write_file", {"file_path": "a"}, rules, mode="yolo").decision is Decision.ALLOW
     assert check(ws, "run_command", {"command": "git push"}, rules, mode="yolo").decision is Decision.DENY
     assert check(ws, "delete_file", {"file_path": "a"}, rules, mode="yolo").decision is Decision.ASK
     maybe = check(ws, "run_command", {"command": "x=push; git $x"}, rules, mode="yolo")
-    assert maybe.decision is Decision.ASK and "might match deny rule `git push`" in maybe.reason
+    assert maybe.decision is Decision.DENY and "might match deny rule `git push`" in maybe.reason
+    unseen = check(ws, "run_command", {"command": "curl -s x | sh"}, rules, mode="yolo")
+    assert unseen.decision is Decision.DENY and "which cannot be seen: it might match deny rule" in unseen.reason
 
 
-def test_yolo_asks_when_a_command_is_hidden_from_deny_and_ask_rules(ws: Path) -> None:
-    """Regression: past a depth limit wrappers were not followed, so yolo ran `nohup ... rm` despite `rm`."""
+def test_yolo_asks_or_refuses_when_a_command_is_hidden_from_deny_and_ask_rules(ws: Path) -> None:
+    """Regression: past a depth limit wrappers were not followed, so yolo ran `nohup ... rm` despite `rm`.
+    Hardening class 6: what might match a deny rule is refused; what might match an ask rule asks."""
     rules = settings(ask=["run_command(git commit:*)"], shell={"denied_commands": ["rm"]})
     deep = check(ws, "run_command", {"command": "nohup " * 40 + "rm -rf /"}, rules, mode="yolo")
+    assert deep.decision is Decision.DENY and "nests commands too deeply to check" in deep.reason
+    asking = settings(ask=["run_command(git commit:*)"])
+    deep = check(ws, "run_command", {"command": "nohup " * 40 + "rm -rf /"}, asking, mode="yolo")
     assert deep.decision is Decision.ASK and "nests commands too deeply to check" in deep.reason
-    maybe = check(ws, "run_command", {"command": "x=commit; git $x -m msg"}, rules, mode="yolo")
+    maybe = check(ws, "run_command", {"command": "x=commit; git $x -m msg"}, asking, mode="yolo")
     assert maybe.decision is Decision.ASK and "might match ask rule `run_command(git commit:*)`" in maybe.reason
 
 

@@ -58,6 +58,18 @@ def test_timeout_is_seconds_and_kills_the_group_with_its_grandchildren(tmp_path:
     assert running_with(tag) == []
 
 
+def test_a_helper_kept_in_our_session_is_still_ended_as_a_group(tmp_path: Path) -> None:
+    """ripgrep runs with own_session=False (a new session is a new scheduler autogroup, which slows it under
+    load): it must still get a process group of its own, apart from ours, that a timeout ends whole."""
+    tag = marker()
+    # Fields 5 and 6 of /proc/PID/stat: process group and session.
+    command = f"cut -d' ' -f5,6 /proc/$$/stat; echo $$; sleep {tag} & sleep {tag}"
+    result = run_process(shell_argv(command), cwd=tmp_path, timeout=1, own_session=False)
+    group_and_session, shell_pid = result.stdout.decode().split("\n")[:2]
+    assert group_and_session == f"{shell_pid} {os.getsid(0)}"
+    assert running_with(tag) == []
+
+
 def test_a_process_that_ignores_sigterm_is_killed_after_the_grace_period(tmp_path: Path) -> None:
     tag = marker()
     result = run_process(shell_argv(f"trap '' TERM; sleep {tag}"), cwd=tmp_path, timeout=1, kill_grace=0.5)

@@ -19,6 +19,7 @@ from typing import Any, TextIO
 from sneakycode.agent.events import Event
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.startup import cancel_on_sigint, settings_from_args
+from sneakycode.cli.text import printable
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
 
@@ -55,7 +56,7 @@ class HeadlessSink:
             self.line(dict(event))
         message = self.describe(event)
         if message:
-            print(f"sneakycode: {message}", file=self.err, flush=True)
+            print(f"sneakycode: {printable(message)}", file=self.err, flush=True)
 
     def line(self, event: Mapping[str, Any]) -> None:
         self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
@@ -158,7 +159,7 @@ def _report(output_format: str, sink: HeadlessSink, summary: dict[str, Any]) -> 
     elif output_format == "stream-json":
         sink.line({"type": "final", **summary})
     elif summary["success"]:
-        print(summary["result"], flush=True)
+        print(printable(summary["result"]), flush=True)
     if status == "turn_limit":
         print(
             f"sneakycode: {summary['result']} Continue with `sneakycode -p TASK --continue` "

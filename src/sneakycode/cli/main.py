@@ -24,6 +24,19 @@ class ExitCode(IntEnum):
 SUBCOMMANDS = ("tool", "undo", "mcp", "permissions", "sessions", "trust")
 
 
+MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
+
+
+def permission_mode(value: str) -> str:
+    """The --mode value, checked against PermissionMode; imported here, so `--help` does not load the
+    settings models (and pydantic) just to list the modes."""
+    from sneakycode.config import PermissionMode
+
+    if value not in list(PermissionMode):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a mode; use one of {', '.join(PermissionMode)}")
+    return value
+
+
 def _add_workspace(parser: argparse.ArgumentParser, *, nested: bool = False) -> None:
     # A nested subparser must not reset a --workspace given before its action (argparse copies defaults).
     default = argparse.SUPPRESS if nested else None
@@ -47,7 +60,7 @@ def _agent_parser() -> argparse.ArgumentParser:
     parser.add_argument("--model")
     parser.add_argument("--base-url")
     parser.add_argument("--api-key")
-    parser.add_argument("--mode", choices=("default", "auto-edit", "plan", "yolo"))
+    parser.add_argument("--mode", type=permission_mode, help=MODE_HELP)
     parser.add_argument("--max-turns", type=int)
     parser.add_argument("--continue", dest="continue_session", action="store_true", help="resume the latest session")
     parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
@@ -79,7 +92,7 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         check = sub.add_parser("check", help="decide one call: allow, ask or deny, and why")
         check.add_argument("tool")
         check.add_argument("args", nargs="?", default="{}", metavar="JSON-ARGS")
-        check.add_argument("--mode", choices=("default", "auto-edit", "plan", "yolo"))
+        check.add_argument("--mode", type=permission_mode, help=MODE_HELP)
         check.add_argument("--json", action="store_true")
         _add_workspace(check, nested=True)
         listing = sub.add_parser("list", help="the effective rules and where each came from")

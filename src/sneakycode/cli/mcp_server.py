@@ -55,7 +55,7 @@ async def _serve(ctx: Any) -> None:
         if params.name in names:
             result = await anyio.to_thread.run_sync(gate.run_direct, params.name, arguments)
         else:
-            result = unknown_tool(params.name, offered=sorted(names))
+            result = gate.capped(unknown_tool(params.name, offered=sorted(names)))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.render())],
             structured_content=result.to_dict(),

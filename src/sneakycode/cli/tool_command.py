@@ -13,6 +13,7 @@ import json
 import sys
 
 from sneakycode.cli.main import ExitCode
+from sneakycode.cli.text import printable
 from sneakycode.errors import ConfigError
 
 
@@ -47,5 +48,5 @@ def run_tool_command(args: argparse.Namespace) -> int:
         else:
             if len(calls) > 2:
                 print(f"=== {name}")
-            print(result.render())
+            print(printable(result.render()))
     return status

@@ -13,17 +13,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sneakycode.config import LoadedSettings, PermissionMode, Settings
 from sneakycode.permissions.rules import RuleSet, ToolRule, path_matches, rule_set
-from sneakycode.permissions.shell.policy import CommandRule, RuleHit, evaluate
 from sneakycode.tools.base import Tier, Tool
 from sneakycode.tools.registry import all_tools, get_tool
 from sneakycode.workspace.paths import path_forms
 
+if TYPE_CHECKING:
+    from sneakycode.permissions.shell.matching import CommandRule, RuleHit
+
 SETTINGS_FOLDER = ".sneakycode/"
 YOLO_REASON = "yolo mode approves every call that no deny rule blocks"
+REFUSED_DOUBT = "what might match a deny rule is refused, never approved"
 
 
 class Decision(StrEnum):
@@ -135,6 +138,8 @@ def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
 def _decide_command(
     tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode
 ) -> PermissionDecision:
+    from sneakycode.permissions.shell.policy import evaluate  # only commands need the shell parser
+
     verdict = evaluate(command, rules.shell, workspace)
     commands = list(verdict.commands)
 
@@ -147,6 +152,10 @@ def _decide_command(
         return made(Decision.DENY, f"deny rule {rule.describe()} covers every command", rule.entry)
     if verdict.denied is not None:
         return made(Decision.DENY, _denial(verdict.denied), _label(verdict.denied.rule))
+    doubt = verdict.doubt
+    doubted = _label(doubt.rule) if doubt is not None and doubt.rule is not None else None
+    if doubt is not None and doubt.kind == "deny":
+        return made(Decision.DENY, f"{doubt.text}; {REFUSED_DOUBT}", doubted)
     if mode is PermissionMode.PLAN:
         refusal = _plan_refusal(tool_name)
         return made(refusal.decision, refusal.reason, refusal.rule)
@@ -155,9 +164,11 @@ def _decide_command(
         return made(Decision.ASK, f"ask rule {rule.describe()} covers every command", rule.entry)
     if verdict.asked is not None:
         return made(Decision.ASK, verdict.asked.explain("ask"), _label(verdict.asked.rule))
-    if verdict.doubt is not None:
-        doubted = _label(verdict.doubt.rule) if verdict.doubt.rule else None
-        return made(Decision.ASK, f"{tool_name} needs confirmation: {verdict.doubt.text}", doubted)
+    if doubt is not None:
+        return made(Decision.ASK, f"{tool_name} needs confirmation: {doubt.text}", doubted)
+    if verdict.protected is not None:
+        reason = f"{tool_name} needs confirmation in every mode: {verdict.protected}"
+        return made(Decision.ASK, reason, "protected path")
     if whole["allow"]:
         rule = whole["allow"][0]
         return made(Decision.ALLOW, f"allow rule {rule.describe()} covers every command", rule.entry)

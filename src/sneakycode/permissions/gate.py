@@ -18,7 +18,7 @@ from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.permissions.decide import Decision, PermissionDecision, decide
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from sneakycode.tools.registry import get_tool, parse_arguments, run, unknown_tool, validate
+from sneakycode.tools.registry import cap_result, get_tool, parse_arguments, run, unknown_tool, validate
 
 Outcome = Literal["denied", "approved", "rejected"]
 
@@ -81,7 +81,7 @@ class Gate:
             return None
         decision = call.decision
         if decision.decision is Decision.DENY:
-            return Verdict(decision, "denied", refused(call.name, decision))
+            return Verdict(decision, "denied", self.capped(refused(call.name, decision)))
         if self.approver is None:
             how = how_to_allow(suggested_rules(call, decision))
             refusal = ToolResult.fail(
@@ -92,7 +92,7 @@ class Gate:
                 hint="Do not retry it. Continue without it if you can; otherwise finish and tell the user what "
                 "you could not do and how to allow it.",
             )
-            return Verdict(decision, "denied", refusal, how)
+            return Verdict(decision, "denied", self.capped(refusal), how)
         if self.approver.approve(call.name, call.arguments, decision.reason):
             return Verdict(decision, "approved")
         rejection = ToolResult.fail(ErrorCode.REJECTED_BY_USER, f"the user declined {call.name}")
@@ -101,15 +101,19 @@ class Gate:
     def run(self, call: PreparedCall) -> ToolResult:
         """Run a prepared call (its permission already settled by the caller)."""
         if call.failure is not None:
-            return call.failure
+            return self.capped(call.failure)
         assert call.tool is not None and call.args is not None
         return run(call.tool, call.args, self.ctx)
+
+    def capped(self, result: ToolResult) -> ToolResult:
+        """Every result the gate hands out fits max_output_bytes, refusals and bad calls included."""
+        return cap_result(result, self.ctx.settings.max_output_bytes)
 
     def run_direct(self, name: str, raw_args: str | dict[str, Any] | None) -> ToolResult:
         """A call a person chose: `ask` counts as approved; deny rules and plan mode still refuse."""
         call = self.prepare(name, raw_args)
         if call.decision is not None and call.decision.decision is Decision.DENY:
-            return refused(call.name, call.decision)
+            return self.capped(refused(call.name, call.decision))
         return self.run(call)
 
 

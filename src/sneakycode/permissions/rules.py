@@ -16,8 +16,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from sneakycode.config import LoadedSettings, Settings
-from sneakycode.permissions.shell.policy import CommandRule, CommandRules
-from sneakycode.tools.registry import all_tools
+from sneakycode.tools.registry import get_tool
 
 RULE_SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
 KINDS = ("deny", "ask", "allow")
@@ -26,7 +25,10 @@ SHELL_LISTS = {"deny": "tools.shell.denied_commands", "allow": "tools.shell.allo
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
 
+    from sneakycode.permissions.shell.matching import CommandRules
+
 Origins = Mapping[str, Sequence[tuple[str, str]]]
+RuleLists = tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -47,8 +49,15 @@ class RuleSet:
     """Every rule, sorted by kind; `malformed` lists entries that are not `TOOL` or `TOOL(PATTERN)`."""
 
     tools: dict[str, tuple[ToolRule, ...]]
-    shell: CommandRules
     malformed: tuple[tuple[str, str, str | None], ...]
+    lists: RuleLists
+    """Every configured entry with its origin, by settings key: what `shell` is compiled from."""
+
+    @property
+    def shell(self) -> CommandRules:
+        # Compiled on first use: only run_command decisions need the shell policy, and importing it is a
+        # noticeable part of a single `sneakycode tool read_file`.
+        return _command_rules(self.lists)
 
     def for_tool(self, kind: str, tool: str) -> list[ToolRule]:
         return [rule for rule in self.tools[kind] if rule.tool == tool]
@@ -89,32 +98,43 @@ def _origin(origins: Origins, key: str, entry: str) -> str | None:
 
 
 @lru_cache(maxsize=64)
-def _compile(lists: tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...]) -> RuleSet:
+def _compile(lists: RuleLists) -> RuleSet:
     by_key = dict(lists)
     tools: dict[str, list[ToolRule]] = {kind: [] for kind in KINDS}
-    shell: dict[str, list[CommandRule]] = {kind: [] for kind in KINDS}
     malformed: list[tuple[str, str, str | None]] = []
-    command_tools = {found.name for found in all_tools() if found.command is not None}
     for kind in KINDS:
         key = f"permissions.{kind}"
         for entry, origin in by_key[key]:
             parsed = parse_rule(entry)
             if parsed is None:
                 malformed.append((key, entry, origin))
-                continue
-            tool, pattern = parsed
-            if tool in command_tools and pattern:
-                shell[kind].append(CommandRule.parse(pattern, entry, key, origin, prefix=kind != "allow"))
-            else:
-                tools[kind].append(ToolRule(tool, pattern, entry, key, origin))
+            elif not (parsed[1] and _takes_commands(parsed[0])):
+                tools[kind].append(ToolRule(*parsed, entry, key, origin))
+    return RuleSet(tools={kind: tuple(rules) for kind, rules in tools.items()}, malformed=tuple(malformed), lists=lists)
+
+
+@lru_cache(maxsize=64)
+def _command_rules(lists: RuleLists) -> CommandRules:
+    from sneakycode.permissions.shell.matching import CommandRule, CommandRules
+
+    by_key = dict(lists)
+    shell: dict[str, list[CommandRule]] = {kind: [] for kind in KINDS}
+    for kind in KINDS:
+        key = f"permissions.{kind}"
+        for entry, origin in by_key[key]:
+            parsed = parse_rule(entry)
+            if parsed is not None and parsed[1] and _takes_commands(parsed[0]):
+                shell[kind].append(CommandRule.parse(parsed[1], entry, key, origin, prefix=kind != "allow"))
         if kind in SHELL_LISTS:
             key = SHELL_LISTS[kind]
             shell[kind].extend(CommandRule.parse(entry, entry, key, origin) for entry, origin in by_key[key])
-    return RuleSet(
-        tools={kind: tuple(rules) for kind, rules in tools.items()},
-        shell=CommandRules(tuple(shell["deny"]), tuple(shell["ask"]), tuple(shell["allow"])),
-        malformed=tuple(malformed),
-    )
+    return CommandRules(tuple(shell["deny"]), tuple(shell["ask"]), tuple(shell["allow"]))
+
+
+def _takes_commands(tool: str) -> bool:
+    """A rule's pattern is a command prefix for a tool that runs command lines, a path glob otherwise."""
+    found = get_tool(tool)
+    return found is not None and found.command is not None
 
 
 @lru_cache(maxsize=256)

@@ -20,8 +20,9 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
@@ -40,6 +41,8 @@ class RecordedRequest:
     body: Any
     status: int | None = None
     """The HTTP status answered; None while answering, or when the connection was dropped instead."""
+    received_at: float = field(default_factory=time.monotonic)
+    """`time.monotonic()` once the request was read, so a benchmark can time a client's start-up to it."""
 
 
 def _has_null_tool_call_content(body: dict[str, Any]) -> bool:

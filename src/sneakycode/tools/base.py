@@ -78,9 +78,10 @@ class ToolResult:
 
 
 class ToolArgs(BaseModel):
-    """Base of every tool's arguments: unknown fields are errors, never silently ignored."""
+    """Base of every tool's arguments: unknown fields are errors, never silently ignored, and types are
+    strict (the model's "yes" is not a boolean and "3" is not a line number: it is told, not guessed for)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
 
 ArgsT = TypeVar("ArgsT", bound=ToolArgs)

@@ -7,10 +7,13 @@ in exactly the same conditions.
 from __future__ import annotations
 
 import threading
+import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sneakycode.config import LoadedSettings, Settings, state_dir
+from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.session.folders import SessionInfo, new_session
 from sneakycode.session.journal import Journal
 from sneakycode.workspace.files import Workspace
@@ -32,6 +35,43 @@ class ToolContext:
     @property
     def settings(self) -> Settings:
         return self.loaded.settings
+
+
+TOOL_TIME_BUDGET = 120.0  # seconds of in-process work any one call may take (commands have their own timeout)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The running call's deadline and cancel signal, for loops deep inside a tool that have no context."""
+
+    tool: str
+    deadline: float
+    cancel: threading.Event
+
+
+_running: ContextVar[Budget | None] = ContextVar("running_tool_budget", default=None)
+
+
+def start_budget(tool: str, cancel: threading.Event) -> None:
+    """Called by the registry in the thread that runs the call."""
+    _running.set(Budget(tool, time.monotonic() + TOOL_TIME_BUDGET, cancel))
+
+
+def checkpoint() -> None:
+    """Raise a coded error when the running call was cancelled or has used its time budget. Long loops
+    (matching, patch hunks, the search fallback, directory walks) call it, so no call outlives Ctrl-C or
+    hangs the run."""
+    budget = _running.get()
+    if budget is None:
+        return
+    if budget.cancel.is_set():
+        raise ToolError(ErrorCode.CANCELLED, f"{budget.tool} was cancelled before it finished; nothing was changed")
+    if time.monotonic() > budget.deadline:
+        raise ToolError(
+            ErrorCode.TIMED_OUT,
+            f"{budget.tool} stopped after its time budget of {TOOL_TIME_BUDGET:.0f} s; nothing was changed",
+            hint="Narrow the call: a smaller path, a simpler pattern, fewer hunks.",
+        )
 
 
 def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: SessionInfo | None = None) -> ToolContext:

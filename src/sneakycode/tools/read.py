@@ -6,14 +6,17 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import Field, model_validator
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.search.walk import Chain
-from sneakycode.workspace.files import Workspace
 from sneakycode.workspace.window import read_window
+
+if TYPE_CHECKING:
+    from sneakycode.tools.search.walk import Chain
+    from sneakycode.workspace.files import Workspace
 
 DEFAULT_WINDOW = 2000
 MAX_LINE_CHARS = 2000
@@ -154,6 +157,9 @@ class ListDirArgs(ToolArgs):
 def list_dir(args: ListDirArgs, ctx: ToolContext) -> ToolResult:
     """List a directory, folders first (ending in /). recursive=true lists the whole tree, skipping .git and
     what .gitignore/.ignore hide (the same rules as grep_files and find_files)."""
+    # Only listing needs the ignore-file machinery; read_file, the most frequent call, does not load it.
+    from sneakycode.tools.search.walk import Chain
+
     ws = ctx.workspace
     folder = ws.resolve(args.directory_path, must_exist=True)
     if not os.path.isdir(folder):

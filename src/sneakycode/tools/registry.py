@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
+from sneakycode.tools.context import start_budget
 
 MAX_ARGUMENT_DEPTH = 32
 
@@ -33,12 +34,14 @@ TOOL_MODULES = (
 
 
 @cache
+def _module_tools(module_name: str) -> tuple[Tool, ...]:
+    module = importlib.import_module(module_name)
+    return tuple(value for value in vars(module).values() if isinstance(value, Tool))
+
+
+@cache
 def all_tools() -> tuple[Tool, ...]:
-    found: list[Tool] = []
-    for module_name in TOOL_MODULES:
-        module = importlib.import_module(module_name)
-        found.extend(value for value in vars(module).values() if isinstance(value, Tool))
-    return tuple(found)
+    return tuple(found for module_name in TOOL_MODULES for found in _module_tools(module_name))
 
 
 def tools_by_name() -> dict[str, Tool]:
@@ -46,7 +49,13 @@ def tools_by_name() -> dict[str, Tool]:
 
 
 def get_tool(name: str) -> Tool | None:
-    return tools_by_name().get(name)
+    # A single call (`sneakycode tool`, MCP) needs one tool module, and importing the others would cost it
+    # more than the call: modules are imported in order only until one declares `name`.
+    for module_name in TOOL_MODULES:
+        for found in _module_tools(module_name):
+            if found.name == name:
+                return found
+    return None
 
 
 def openai_schemas() -> list[dict[str, Any]]:
@@ -141,6 +150,7 @@ def validate(found: Tool, arguments: dict[str, Any]) -> ToolArgs:
 def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
     """Run a tool on validated arguments: a ToolError becomes a failed result, and the output is capped.
     Callers reach this through `permissions.gate`, which parses, validates and decides each call once."""
+    start_budget(found.name, ctx.cancel)
     try:
         result = found.func(args, ctx)
     except ToolError as err:
@@ -153,12 +163,28 @@ def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
 
 
 def cap_result(result: ToolResult, max_bytes: int) -> ToolResult:
-    """Last line of defence: no rendering ever exceeds max_output_bytes (tools bound themselves first)."""
-    encoded = result.content.encode("utf-8")
-    if len(encoded) <= max_bytes:
+    """Last line of defence: no rendering, error and hint included, ever exceeds max_output_bytes (tools
+    bound their content first; a 100 KB pattern or tool name echoed in an error must not pass either)."""
+    if len(result.render().encode("utf-8")) <= max_bytes:
         return result
-    kept = encoded[: max_bytes - 200].decode("utf-8", errors="ignore")
-    cut = len(encoded) - len(kept.encode("utf-8"))
-    result.content = f"{kept}\n... [output cut: {cut} more bytes over max_output_bytes={max_bytes}]"
-    result.data["truncated"] = True
+    share = max_bytes // 4
+    if result.error is not None:
+        result.error = clip_text(result.error, share)
+    result.message = clip_text(result.message, share)
+    room = max_bytes - len(ToolResult(result.success, "", result.message, result.error, result.code).render()
+                           .encode("utf-8")) - 100
+    encoded = result.content.encode("utf-8")
+    if len(encoded) > room:
+        kept = encoded[: max(room, 0)].decode("utf-8", errors="ignore")
+        cut = len(encoded) - len(kept.encode("utf-8"))
+        result.content = f"{kept}\n... [output cut: {cut} more bytes over max_output_bytes={max_bytes}]"
+        result.data["truncated"] = True
     return result
+
+
+def clip_text(text: str, max_bytes: int) -> str:
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    kept = encoded[: max_bytes - 40].decode("utf-8", errors="ignore")
+    return f"{kept}... [{len(encoded) - len(kept.encode('utf-8'))} more bytes cut]"

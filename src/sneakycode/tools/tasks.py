@@ -20,7 +20,7 @@ _MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]"}
 
 
 class TaskItem(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
 
     id: str
     content: str

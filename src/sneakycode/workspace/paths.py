@@ -161,3 +161,24 @@ def _is_dir(path: Path) -> bool:
         return stat.S_ISDIR(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
+
+
+# Places whose contents decide what runs later, outside any sandbox: SneakyCode's own settings and rules,
+# and git's folder (hooks, config with core.hooksPath / core.fsmonitor / aliases, worktree and submodule
+# configs). The shell policy never auto-approves a command that visibly writes here.
+PROTECTED_WRITE_PATHS = (".sneakycode", ".git")
+
+
+def protected_write(root: Path, value: str) -> str | None:
+    """The protected place (`PROTECTED_WRITE_PATHS`) that writing `value` would change, as written or with
+    links resolved; None when it changes none. Compared case-insensitively, for case-insensitive disks."""
+    located = locate(root, value)
+    forms = [located.written, os.path.relpath(located.real, root) if contains(root, located.real) else None]
+    for form in forms:
+        if form is None:
+            continue
+        first = Path(form).parts[:1]
+        for place in PROTECTED_WRITE_PATHS:
+            if first and first[0].casefold() == place.casefold():
+                return place
+    return None

@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.workspace.paths import PROTECTED_WRITE_PATHS
 
-# Folder name -> (what the path is, the hint; None: the error code's default hint).
-PROTECTED_FOLDERS: dict[str, tuple[str, str | None]] = {
+# What each protected place is, for the refusal, and its hint (None: the error code's default hint).
+_WHY: dict[str, tuple[str, str | None]] = {
     ".git": ("inside .git/,", None),
     ".sneakycode": (
         "inside .sneakycode/, which holds SneakyCode's own settings and permission rules,",
@@ -23,11 +24,16 @@ PROTECTED_FOLDERS: dict[str, tuple[str, str | None]] = {
 
 
 def protection(root: Path, real: Path, user_path: str) -> ToolError | None:
-    """Why `real` (a real path inside `root`) must not be changed, or None when it may be."""
+    """Why `real` (a real path inside `root`) must not be changed, or None when it may be. The places are the
+    shell policy's (`PROTECTED_WRITE_PATHS`), matched at any depth (a nested repository's hooks run too) and
+    case-insensitively (for case-insensitive disks)."""
     if real == root:
         return ToolError(ErrorCode.PROTECTED_PATH, f"{user_path!r} is the workspace root, which tools never change")
     for part in real.relative_to(root).parts:
-        if part in PROTECTED_FOLDERS:
-            what, hint = PROTECTED_FOLDERS[part]
-            return ToolError(ErrorCode.PROTECTED_PATH, f"{user_path!r} is {what} which tools never change", hint=hint)
+        for place in PROTECTED_WRITE_PATHS:
+            if part.casefold() == place.casefold():
+                what, hint = _WHY.get(place, (f"inside {place}/,", None))
+                return ToolError(
+                    ErrorCode.PROTECTED_PATH, f"{user_path!r} is {what} which tools never change", hint=hint
+                )
     return None

@@ -252,3 +252,25 @@ def test_hunks_that_would_overlap_are_not_placed_twice() -> None:
     with pytest.raises(ToolError) as caught:
         apply_hunks("x\n", hunks, label="f")
     assert caught.value.code == ErrorCode.PATCH_FAILED and "hunk 2 of 2" in caught.value.error
+
+
+def test_a_patch_of_many_ambiguous_hunks_is_bounded(ctx: ToolContext, ws: Path) -> None:
+    """Hardening class 7: 5,000 ambiguous hunks took about 115 s; now hunks are capped and an ambiguous
+    hunk stops searching once it is known to be ambiguous."""
+    (ws / "a.txt").write_text("a\n" * 50_000)
+    assert call(ctx, "read_file", file_path="a.txt").success
+    many = call(ctx, "patch_apply", file_path="a.txt", patch="@@\n-a\n+b\n" * 1001)
+    assert many.code == "invalid_arguments" and "1001 hunks" in (many.error or "")
+    ambiguous = call(ctx, "patch_apply", file_path="a.txt", patch="@@ -99999 +99999 @@\n-a\n+b\n")
+    assert ambiguous.code == "patch_failed" and "occur at least " in (ambiguous.error or "")
+    assert (ws / "a.txt").read_text() == "a\n" * 50_000
+
+
+def test_replace_all_over_many_matches_reports_the_right_lines(ctx: ToolContext, ws: Path) -> None:
+    """Hardening class 7: the result view counted lines from the start for every match (quadratic)."""
+    (ws / "a.txt").write_text("keep\n" + "x = 1\n" * 100_000)
+    assert call(ctx, "read_file", file_path="a.txt").success
+    result = call(ctx, "str_replace", file_path="a.txt", old_str="x = 1", new_str="y = 2", replace_all=True)
+    assert result.success and "100000 replacements" in result.message + result.content
+    assert "     2\ty = 2" in result.content
+    assert (ws / "a.txt").read_text() == "keep\n" + "y = 2\n" * 100_000

@@ -109,6 +109,11 @@ GREP_CALLS: list[dict[str, Any]] = [
     {"pattern": "x{3}(?i) NEEDLE"},
     {"pattern": "nothing matches this"},
     {"pattern": "nothing matches this", "file_pattern": "*.py"},
+    {"pattern": "nothing matches this", "include_ignored": True},
+    {"pattern": "nothing matches this", "output_mode": "files_with_matches", "path": "whitelisted"},
+    {"pattern": "nothing matches this", "file_pattern": "src/**/*.ts* !*.test.tsx"},
+    {"pattern": "nothing matches this", "file_pattern": "linked_dir/*.ts"},
+    {"pattern": "nothing matches this", "path": "big.txt"},
 ]
 
 FIND_CALLS: list[dict[str, Any]] = [

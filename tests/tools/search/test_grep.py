@@ -201,6 +201,75 @@ def test_no_matches_is_a_success_that_says_what_was_searched(ctx: ToolContext, w
     assert result.message.startswith("No matches for 'needle' in . matching file_pattern '*.py' (2 files searched).")
 
 
+# What a no-match grep must count: 9 files searched by default (hidden, empty and binary ones included).
+SEARCHED_TREE: dict[str, str | bytes] = {
+    ".gitignore": "build/\n*.log\n",
+    ".ignore": "scratch/\n",
+    ".env": "KEY=1\n",
+    "a.py": "x\n",
+    "src/b.py": "x\n",
+    "src/c.md": "x\n",
+    "src/deep/d.py": "x\n",
+    "src/deep/e.txt": "",
+    "image.bin": b"\x00\x01x",
+    "build/out.py": "x\n",  # ignored from here on: 4 files that include_ignored adds
+    "build/lib/more.py": "x\n",
+    "app.log": "x\n",
+    "scratch/tmp.py": "x\n",
+    "huge.py": "x\n" * 600,  # over max_file_size_bytes: never searched unless named as path
+    ".git/config": "x\n",  # never searched
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "searched"),
+    [
+        ({}, "9 files"),
+        ({"include_ignored": True}, "13 files"),
+        ({"output_mode": "files_with_matches"}, "9 files"),
+        ({"file_pattern": "*.py"}, "3 files"),
+        ({"file_pattern": "*.py", "include_ignored": True}, "6 files"),
+        ({"file_pattern": "* !*.py", "output_mode": "count"}, "6 files"),
+        ({"file_pattern": "src/*.py"}, "1 file"),
+        ({"file_pattern": "src/**/*.py"}, "2 files"),
+        ({"file_pattern": "src/"}, "4 files"),
+        ({"file_pattern": "*.py !src/"}, "1 file"),
+        ({"file_pattern": "**/deep/*"}, "2 files"),
+        ({"file_pattern": "nowhere/*.py"}, "0 files"),
+        ({"path": "src"}, "4 files"),
+        ({"path": "src/c.md"}, "1 file"),
+        ({"path": "huge.py"}, "1 file"),
+        ({"path": "src/c.md", "file_pattern": "*.py"}, "0 files"),
+    ],
+    ids=lambda value: " ".join(f"{k}={v}" for k, v in value.items()) if isinstance(value, dict) else value,
+)
+def test_no_match_counts_exactly_the_files_searched(
+    ws: Path, monkeypatch: pytest.MonkeyPatch, args: dict[str, object], searched: str
+) -> None:
+    """Regression: a no-match answer listed every file a second time to count them (1.5x the cost of rg).
+    The count now comes from the search itself; it must stay exact, leave out ignored, oversized and .git
+    files, and read the same with the fallback."""
+    repo(ws, SEARCHED_TREE)
+    ctx = open_tool_context(load_settings(ws))
+    ctx.loaded.settings = ctx.settings.model_copy(update={"max_file_size_bytes": 1000})
+    with_rg = call(ctx, "grep_files", pattern="needle", **args)
+    assert with_rg.data["backend"] == "ripgrep"
+    assert f"({searched} searched)." in with_rg.message, with_rg.message
+    monkeypatch.setattr(ripgrep, "locate_rg", lambda: None)
+    with_python = call(ctx, "grep_files", pattern="needle", **args)
+    assert (with_python.data["backend"], with_python.message) == ("python", with_rg.message)
+
+
+def test_a_file_named_as_path_keeps_exact_counts_past_max_results(ctx: ToolContext, ws: Path) -> None:
+    """A named file's lines come first; the count pass runs only when max_results cut them."""
+    write(ws, {"many.txt": "needle\n" * 30, "few.txt": "needle\nx\n"})
+    cut = call(ctx, "grep_files", pattern="needle", path="many.txt", max_results=5)
+    assert cut.message.startswith("[Showing 5 of 30 matching lines from 1 of 1 files; 25 more left out.")
+    assert call(ctx, "grep_files", pattern="needle", path="many.txt", output_mode="count").content == "many.txt:30"
+    whole = call(ctx, "grep_files", pattern="needle", path="few.txt")
+    assert (whole.content, whole.message) == ("few.txt:1:needle", "1 matching line in 1 file.")
+
+
 def test_invalid_regex_gives_the_engine_message_and_position(ctx: ToolContext, ws: Path) -> None:
     write(ws, {"a.txt": "x\n"})
     result = call(ctx, "grep_files", pattern="foo(?=bar)")

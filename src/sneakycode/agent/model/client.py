@@ -16,11 +16,12 @@ import email.utils
 import json
 import queue
 import random
+import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlparse
 
 import openai
@@ -30,6 +31,9 @@ from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
 from sneakycode.errors import ModelError
+
+if TYPE_CHECKING:
+    import httpx2
 
 CANCEL_POLL = 0.05
 MAX_BACKOFF = 30.0
@@ -136,19 +140,29 @@ def _classify(exc: Exception) -> _Failure:
     raise exc
 
 
+def _loopback_client(scheme: str) -> httpx2.Client:
+    """The HTTP client for a server on this machine: a proxy from the environment must not swallow its requests.
+
+    Over plain http it gets a TLS context that trusts no one instead of the system's CA bundle: loading the
+    bundle costs some 30 ms of every start and a local server never uses it; a redirect to https then fails
+    instead of going unverified.
+    """
+    verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if scheme == "http" else True
+    return openai.DefaultHttpx2Client(trust_env=False, verify=verify)
+
+
 class OpenAIChatModel:
     """ChatModel for one endpoint and model; remembers for the session when the server cannot stream."""
 
     def __init__(self, config: ModelConfig, *, debug_log: DebugLog | None = None) -> None:
         self.config = config
-        # A proxy from the environment must not swallow requests to a server on this machine.
-        loopback = urlparse(config.base_url).hostname in LOOPBACK_HOSTS
+        endpoint = urlparse(config.base_url)
         self._client = openai.OpenAI(
             api_key=config.api_key,
             base_url=config.base_url,
             timeout=config.request_timeout,
             max_retries=0,
-            http_client=openai.DefaultHttpx2Client(trust_env=False) if loopback else None,
+            http_client=_loopback_client(endpoint.scheme) if endpoint.hostname in LOOPBACK_HOSTS else None,
         )
         self._streaming = True
         self._log: DebugLog = debug_log or (lambda _line: None)

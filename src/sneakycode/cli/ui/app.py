@@ -8,10 +8,10 @@ import threading
 
 from prompt_toolkit import PromptSession
 from rich.console import Console
-from rich.markup import escape
 
 from sneakycode import __version__
 from sneakycode.cli.main import ExitCode
+from sneakycode.cli.text import markup_safe
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
 from sneakycode.tools.base import ToolContext
@@ -35,7 +35,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         return TerminalApprover(console, lambda text: _ask(answers, text, ctx.cancel))
 
     sink = TerminalSink(console, show_reasoning=args.verbose)
-    debug_log = (lambda line: console.print(f"[dim]{escape(line)}[/]")) if args.verbose else None
+    debug_log = (lambda line: console.print(f"[dim]{markup_safe(line)}[/]")) if args.verbose else None
     try:
         loaded = settings_from_args(args, notify=False)
         if loaded.ignored and _ask_trust(console, answers, loaded):
@@ -51,8 +51,8 @@ def run_interactive(args: argparse.Namespace) -> int:
     prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line)
-    console.print(f"[bold]SneakyCode {__version__}[/]  {escape(model_line)}")
-    console.print(f"workspace {escape(str(ctx.workspace.root))}  session {ctx.session_id}"
+    console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
+    console.print(f"workspace {markup_safe(str(ctx.workspace.root))}  session {ctx.session_id}"
                   + ("  (resumed)" if session.saved else ""))
     console.print("[dim]Type a task. /help lists commands; Ctrl-C stops a turn; Ctrl-D leaves.[/]")
     try:
@@ -73,14 +73,15 @@ def run_interactive(args: argparse.Namespace) -> int:
                 with cancel_on_sigint(agent.cancel.set):
                     result = agent.run_turn(line)
             except SneakyError as exc:
-                console.print(f"[red]{escape(str(exc))}[/]")
+                console.print(f"[red]{markup_safe(str(exc))}[/]")
                 continue
             except KeyboardInterrupt:
                 console.print("[yellow]Interrupted.[/]")
                 continue
             if result.status != "answered":
                 style = STATUS_STYLE.get(result.status, "")
-                console.print(f"[{style}]{escape(result.message)}[/]" if style else escape(result.message))
+                shown = markup_safe(result.message)
+                console.print(f"[{style}]{shown}[/]" if style else shown)
             console.print(
                 f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
                 f"{result.prompt_tokens} in / {result.completion_tokens} out tokens"
@@ -98,9 +99,10 @@ def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSett
     from sneakycode.config import CONFIG_FILE_LIMIT, read_regular_file, record_trust, trust_state_dir
 
     assert loaded.project_file is not None
-    console.print(f"[bold yellow]{escape(str(loaded.project_file))}[/] came with this repository and asks for:")
+    project = markup_safe(str(loaded.project_file))
+    console.print(f"[bold yellow]{project}[/] came with this repository and asks for:")
     for line in loaded.ignored:
-        console.print(f"  {escape(line)}")
+        console.print(f"  {markup_safe(line)}")
     console.print("[dim]Until you trust this workspace these are ignored; deny and ask rules apply either way.[/]")
     try:
         answer = answers.prompt("Trust this workspace and apply them? [y/N] ").strip().lower()

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.syntax import Syntax
 
+from sneakycode.cli.text import markup_safe, printable
 from sneakycode.tools.base import Preview
 from sneakycode.tools.registry import get_tool
 
@@ -48,9 +48,9 @@ class TerminalApprover:
         found = get_tool(tool_name)
         paths = found.path_arguments(arguments) if found is not None else []
         what = f"{tool_name} {paths[0][0]}" if paths else tool_name
-        self.console.print(f"\n[bold yellow]Allow {escape(what)}?[/]  [dim]{escape(reason)}[/]")
+        self.console.print(f"\n[bold yellow]Allow {markup_safe(what)}?[/]  [dim]{markup_safe(reason)}[/]")
         shown = preview(tool_name, arguments)
-        lines = shown.text.splitlines()
+        lines = printable(shown.text).splitlines()
         body = "\n".join(lines[:PREVIEW_LINES])
         if len(lines) > PREVIEW_LINES:
             body += f"\n... {len(lines) - PREVIEW_LINES} more lines"

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.markup import escape
 
 from sneakycode.agent.loop import Agent
+from sneakycode.cli.text import markup_safe
 from sneakycode.config import LoadedSettings, PermissionMode
 
 
@@ -22,7 +22,7 @@ class SlashContext:
 
 def _help(sc: SlashContext, _arg: str) -> bool:
     for name, (_, text) in COMMANDS.items():
-        sc.console.print(f"  [bold]/{name}[/] {escape(text)}")
+        sc.console.print(f"  [bold]/{name}[/] {markup_safe(text)}")
     sc.console.print("  Ctrl-C stops the running turn; Ctrl-D (or /exit) leaves.")
     return True
 
@@ -41,7 +41,7 @@ def _undo(sc: SlashContext, arg: str) -> bool:
     report = undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=int(arg) if arg else None,
                           force=False)
     for line in report.lines():
-        sc.console.print(escape(line), style=None if report.ok else "red")
+        sc.console.print(markup_safe(line), style=None if report.ok else "red")
     return True
 
 
@@ -49,7 +49,7 @@ def _permissions(sc: SlashContext, _arg: str) -> bool:
     from sneakycode.cli.permissions_command import rules_report
 
     sc.console.print(f"mode: {sc.agent.mode}")
-    sc.console.print(escape(rules_report(sc.loaded)))
+    sc.console.print(markup_safe(rules_report(sc.loaded)))
     return True
 
 
@@ -67,7 +67,7 @@ def _tasks(sc: SlashContext, _arg: str) -> bool:
     if not tasks:
         sc.console.print("No tasks yet.")
     for task in tasks:
-        sc.console.print(f"  {task.get('status', '?'):<12} {escape(str(task.get('content', '')))}")
+        sc.console.print(f"  {task.get('status', '?'):<12} {markup_safe(str(task.get('content', '')))}")
     return True
 
 
@@ -78,7 +78,7 @@ def _clear(sc: SlashContext, _arg: str) -> bool:
 
 
 def _model(sc: SlashContext, _arg: str) -> bool:
-    sc.console.print(escape(sc.model_line))
+    sc.console.print(markup_safe(sc.model_line))
     return True
 
 
@@ -99,6 +99,6 @@ def run_slash(sc: SlashContext, line: str) -> bool:
     name, _, arg = line[1:].strip().partition(" ")
     found = COMMANDS.get(name)
     if found is None:
-        sc.console.print(f"[red]Unknown command /{escape(name)}.[/] Type /help for the list.")
+        sc.console.print(f"[red]Unknown command /{markup_safe(name)}.[/] Type /help for the list.")
         return True
     return found[0](sc, arg.strip())

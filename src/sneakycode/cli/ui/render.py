@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 
 from sneakycode.agent.events import Event, ToolCallEvent, ToolResultEvent
+from sneakycode.cli.text import markup_safe, printable
 
 RESULT_PREVIEW_LINES = 6
 TASK_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -34,24 +34,25 @@ class TerminalSink:
 
     def emit(self, event: Event) -> None:
         if event["type"] == "text_delta":
-            self.console.print(event["text"], end="", markup=False, highlight=False)
+            self.console.print(printable(event["text"]), end="", markup=False, highlight=False)
             self._streaming = True
             return
         self._end_stream()
         if event["type"] == "reasoning" and self.show_reasoning and event["text"]:
-            self.console.print(f"[dim italic]{escape(event['text'])}[/]")
+            self.console.print(f"[dim italic]{markup_safe(event['text'])}[/]")
         elif event["type"] == "tool_call":
-            self.console.print(f"[bold cyan]*[/] [cyan]{escape(summarize_call(event))}[/]")
+            self.console.print(f"[bold cyan]*[/] [cyan]{markup_safe(summarize_call(event))}[/]")
         elif event["type"] == "tool_result" and not (event["success"] and event["quiet"]):
             self._result(event)
         elif event["type"] == "permission" and event["outcome"] in ("denied", "rejected"):
-            self.console.print(f"  [yellow]{escape(event['name'])} {event['outcome']}: {escape(event['reason'])}[/]")
+            name, reason = markup_safe(event["name"]), markup_safe(event["reason"])
+            self.console.print(f"  [yellow]{name} {event['outcome']}: {reason}[/]")
         elif event["type"] == "tasks":
             for task in event["tasks"]:
                 mark = TASK_MARKS.get(task.get("status", ""), "[?]")
-                self.console.print(f"  [magenta]{mark}[/] {escape(str(task.get('content', '')))}")
+                self.console.print(f"  [magenta]{mark}[/] {markup_safe(str(task.get('content', '')))}")
         elif event["type"] == "notice":
-            self.console.print(f"[yellow]{escape(event['message'])}[/]")
+            self.console.print(f"[yellow]{markup_safe(event['message'])}[/]")
 
     def _result(self, event: ToolResultEvent) -> None:
         text = event["content"]
@@ -60,6 +61,6 @@ class TerminalSink:
         shown = lines[:RESULT_PREVIEW_LINES]
         for index, line in enumerate(shown):
             prefix = "  -> " if index == 0 else "     "
-            self.console.print(f"[{style}]{prefix}{escape(line[:200])}[/]")
+            self.console.print(f"[{style}]{prefix}{markup_safe(line[:200])}[/]")
         if len(lines) > len(shown):
             self.console.print(f"[dim]     ... {len(lines) - len(shown)} more lines[/]")

@@ -1,109 +1,41 @@
 """The command policy: one shell command line and the command rules -> what denies, asks for or approves it.
 
-Rules are prefixes matched on whole words (`git log` covers `git log -p`, not `git logout`). Deny and ask
-rules see a command the way bash runs it: quotes removed, the path stripped from the command name,
-`VAR=value` prefixes skipped, and through wrappers (`sudo`, `timeout`, `bash -c '...'`, `xargs`,
-`find -exec` ...). Allow rules match the command as written, and approve a line only when every simple
-command in it is covered and nothing in it escapes the check: no command or process substitution, no
-`${var@P}`, no redirection outside the workspace (`/dev/null` is fine), no syntax error. One denied part
-denies the whole line. `permissions.decide` turns the verdict into allow / ask / deny.
+Deny and ask rules see a command the way bash runs it: quotes removed, the path stripped from the command
+name, `VAR=value` prefixes skipped, global options skipped (`git -C . push`), through wrappers (`sudo`,
+`timeout`, `bash -c '...'`, `xargs`, `find -exec`, `taskset`, `flock` ...), through text piped into a shell
+when the line shows it, and through `hash -p` bindings. What might match a deny rule (a command name only
+known at run time, code fed to a shell that cannot be seen) is reported as a doubt, which `decide` refuses.
+Allow rules match the command as written, and approve a line only when every simple command in it is covered
+and nothing in it escapes the check: no substitution, no `${var@P}`, no read or write outside the workspace,
+no syntax error. A visible write into `.sneakycode/` or `.git/` (redirection, `tee`, `cp`, `git config` ...)
+is `protected`: asked about in every mode. One denied part denies the whole line.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import os
-import shlex
 from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 
+from sneakycode.permissions.shell.feeds import feed_of
+from sneakycode.permissions.shell.matching import CommandRule, CommandRules, Doubt, Match, RuleHit, match
+from sneakycode.permissions.shell.programs import option_blockers, runs_inside
 from sneakycode.permissions.shell.syntax import ParsedLine, Redirect, parse_line, quoted
+from sneakycode.permissions.shell.targets import directory_changes, path_problem, protected_problem
 from sneakycode.permissions.shell.words import Word
-from sneakycode.permissions.shell.wrappers import command_name, option_blockers, unwrap
-from sneakycode.workspace.paths import locate
+from sneakycode.permissions.shell.wrapped import Inner, Stdin, command_name, known_name
+from sneakycode.permissions.shell.wrappers import unwrap
+from sneakycode.permissions.shell.writes import writes_of
 
 MAX_DEPTH = 16
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
 READ_OPERATORS = frozenset({"<", "<&"})
 
 
 @dataclass(frozen=True)
-class CommandRule:
-    """One command rule. `prefix`: the command may continue after the rule's words; otherwise the whole
-    command must equal them. `key` and `origin` say where the rule was configured."""
-
-    words: tuple[str, ...]
-    prefix: bool
-    entry: str
-    key: str
-    origin: str | None = None
-
-    @classmethod
-    def parse(
-        cls, pattern: str, entry: str, key: str, origin: str | None = None, *, prefix: bool = True
-    ) -> CommandRule:
-        """`pattern` is `PREFIX`, `PREFIX:*` or `PREFIX *`; the last two always match as prefixes."""
-        text = pattern.strip()
-        for star in (":*", " *"):
-            if text.endswith(star):
-                text, prefix = text[: -len(star)], True
-        try:
-            words = tuple(shlex.split(text))
-        except ValueError:
-            words = tuple(text.split())
-        return cls(words, prefix, entry, key, origin)
-
-    def normalised(self) -> CommandRule:
-        """The same rule with its command name path-stripped, as deny and ask rules compare it."""
-        if not self.words:
-            return self
-        first = posix_basename(self.words[0])
-        return CommandRule((first, *self.words[1:]), True, self.entry, self.key, self.origin)
-
-    def describe(self) -> str:
-        where = f"{self.key} in {self.origin}" if self.origin else self.key
-        return f"{quoted(self.entry)} ({where})"
-
-
-def posix_basename(text: str) -> str:
-    return text.rsplit("/", 1)[-1] or text
-
-
-@dataclass(frozen=True)
-class CommandRules:
-    deny: tuple[CommandRule, ...] = ()
-    ask: tuple[CommandRule, ...] = ()
-    allow: tuple[CommandRule, ...] = ()
-
-
-@dataclass(frozen=True)
-class RuleHit:
-    """`part` (the command as written) matched `rule`; `via` is the wrapper that runs it, if any."""
-
-    rule: CommandRule
-    part: str
-    via: str | None = None
-
-    def explain(self, kind: str, *, maybe: bool = False) -> str:
-        runs = f" (run by {quoted(self.via)})" if self.via and self.via != self.part else ""
-        verb = "might match" if maybe else "matches"
-        known = " once its run-time words are known" if maybe else ""
-        return f"{quoted(self.part)}{runs} {verb} {kind} rule {self.rule.describe()}{known}"
-
-
-@dataclass(frozen=True)
-class Doubt:
-    text: str
-    rule: CommandRule | None
-
-
-@dataclass(frozen=True)
 class LineVerdict:
-    """`not_approved` is why the allow rules do not approve the whole line (None: they do);
-    `doubt` says why a deny or ask rule might still apply (a word only known at run time, nesting too deep
-    to follow): such a line is asked about even in yolo mode."""
+    """`not_approved` is why the allow rules do not approve the whole line (None: they do); `doubt` says why
+    a deny or ask rule might still apply (a deny doubt first); `protected` why the line writes where a
+    person must approve it whatever the mode."""
 
     line: str
     commands: tuple[str, ...]
@@ -112,22 +44,18 @@ class LineVerdict:
     approved: tuple[RuleHit, ...]
     not_approved: str | None
     doubt: Doubt | None = None
-
-
-class Match(Enum):
-    NO = 0
-    MAYBE = 1
-    YES = 2
+    protected: str | None = None
 
 
 @dataclass
 class _Result:
-    """`maybe`: doubts about deny and ask rules; `blocks`: reasons no allow rule can approve the line;
-    `uncovered`: parts no allow rule matched."""
+    """`maybe`: doubts about deny and ask rules; `protected`: writes a person must approve; `blocks`: reasons
+    no allow rule can approve the line; `uncovered`: parts no allow rule matched."""
 
     denied: RuleHit | None = None
     asked: RuleHit | None = None
     maybe: list[Doubt] = field(default_factory=list)
+    protected: list[str] = field(default_factory=list)
     blocks: list[str] = field(default_factory=list)
     uncovered: list[str] = field(default_factory=list)
     approved: list[RuleHit] = field(default_factory=list)
@@ -138,6 +66,7 @@ class _Result:
         if self.asked is None and other.asked is not None:
             self.asked = _via(other.asked, via)
         self.maybe.extend(other.maybe)
+        self.protected.extend(other.protected)
 
     def absorb(self, other: _Result, via: str | None = None) -> None:
         self.restrictions_from(other, via)
@@ -147,7 +76,7 @@ class _Result:
 
 
 def _via(hit: RuleHit, via: str | None) -> RuleHit:
-    return hit if hit.via is not None or via is None else RuleHit(hit.rule, hit.part, via)
+    return hit if hit.via is not None or via is None else RuleHit(hit.rule, hit.part, via, hit.note)
 
 
 def evaluate(line: str, rules: CommandRules, workspace: Path) -> LineVerdict:
@@ -160,6 +89,7 @@ def evaluate(line: str, rules: CommandRules, workspace: Path) -> LineVerdict:
     problems = list(dict.fromkeys([*result.blocks, *suspects, *result.uncovered]))
     if not parsed.commands and not problems:
         problems.append("the command line is empty")
+    denials = [doubt for doubt in result.maybe if doubt.kind == "deny"] or result.maybe
     return LineVerdict(
         line=line,
         commands=commands,
@@ -167,7 +97,8 @@ def evaluate(line: str, rules: CommandRules, workspace: Path) -> LineVerdict:
         asked=result.asked,
         approved=tuple(result.approved),
         not_approved=_summarise(problems) if problems else None,
-        doubt=result.maybe[0] if result.maybe else None,
+        doubt=denials[0] if denials else None,
+        protected=result.protected[0] if result.protected else None,
     )
 
 
@@ -186,15 +117,22 @@ class _Judge:
         self.allow = rules.allow
         self.deny = tuple(rule.normalised() for rule in rules.deny if rule.words)
         self.ask = tuple(rule.normalised() for rule in rules.ask if rule.words)
+        self.rebound: dict[str, Word] = {}
+        self.folders: tuple[str, ...] = ()
+        self.moved = False
 
     def line(self, parsed: ParsedLine, depth: int) -> _Result:
         result = _Result(blocks=list(parsed.hazards))
-        moved = any(
-            command.core and command.core[0].literal and command_name(command.core[0]) in DIRECTORY_CHANGES
-            for command in parsed.commands
-        )
+        changes = [c.core for c in parsed.commands if c.core and c.core[0].literal and
+                   command_name(c.core[0]) in DIRECTORY_CHANGES]
+        self.moved = self.moved or bool(changes)
+        self.folders = (*self.folders, *directory_changes([core[1] if len(core) > 1 else None for core in changes]))
         for command in parsed.commands:
-            judged = self.command(command.words, command.assignments, command.stdin, depth, source=command.source)
+            if command.core and command.core[0].literal and command_name(command.core[0]) == "hash":
+                found = unwrap(command.core)
+                self.rebound.update(found.binds if found else ())
+        for command in parsed.commands:
+            judged = self.command(command.words, command.assignments, feed_of(command), depth, source=command.source)
             if command.fallback:
                 result.restrictions_from(judged, None)
             else:
@@ -202,16 +140,14 @@ class _Judge:
             if command.name_expanded:
                 result.blocks.append(f"the command name in {quoted(command.source)} comes from brace expansion")
         for redirect in parsed.redirects:
-            problem = self.redirect_problem(redirect, moved)
-            if problem:
-                result.blocks.append(problem)
+            self.redirect(redirect, result)
         return result
 
     def command(
         self,
         words: tuple[Word, ...],
         assignments: int,
-        stdin: Word | None,
+        stdin: Stdin,
         depth: int,
         *,
         open_ended: bool = False,
@@ -221,47 +157,44 @@ class _Judge:
         text = source or show(words)
         core = words[assignments:]
         if not core:
-            hit = self.allowed(words, open_ended)
-            if hit is None:
-                result.uncovered.append(f"{quoted(text)} sets shell variables and matches no allowed command")
-            else:
-                result.approved.append(hit)
+            self.approve(words, open_ended, f"{quoted(text)} sets shell variables and matches no allowed command",
+                         result)
             return result
         self.restrict(core, text, result)
         if not core[0].literal:
             result.blocks.append(f"the command name {quoted(core[0].source)} is only known at run time")
+        self.rebinding(core, text, result)
         result.blocks.extend(option_blockers(core))
+        inside = runs_inside(core)
         wrapped = unwrap(core, stdin)
+        if (inside or wrapped) and depth >= MAX_DEPTH:
+            kind = "deny" if self.deny else "ask"
+            result.maybe.append(Doubt(f"{quoted(text)} nests commands too deeply to check", kind, None))
+            return result
+        for inner in inside:
+            result.restrictions_from(self.inner(inner, stdin, depth, text), text)
         if wrapped is None:
-            hit = self.allowed(words, open_ended)
-            if hit is None:
-                result.uncovered.append(f"{quoted(text)} matches no allowed command")
-            else:
-                result.approved.append(hit)
+            self.writes(core, text, result)
+            self.approve(words, open_ended, f"{quoted(text)} matches no allowed command", result)
             return result
         result.blocks.extend(f"{quoted(text)} {blocker}" for blocker in wrapped.blockers)
+        for reason in wrapped.unseen:
+            self.unseen(f"{quoted(text)} {reason}", result)
+        for name, path in wrapped.binds:
+            self.binding(name, path, text, result)
         for target in wrapped.write_targets:
-            problem = self.path_problem(target, f"{quoted(text)} writes", moved=False)
-            if problem:
-                result.blocks.append(problem)
-        if depth >= MAX_DEPTH:
-            result.maybe.append(Doubt(f"{quoted(text)} nests commands too deeply to check", None))
-            return result
+            self.check_write(target, f"{quoted(text)} writes", result)
         inner_results = []
         for inner in wrapped.inner:
-            if inner.script is not None:
-                judged = self.script(inner.script, depth + 1, text)
-                judged.uncovered = [
-                    f"{quoted(text)} hands a command string to be parsed again; deny rules look inside it, "
-                    "allow rules never approve it"
-                ]
-            else:
-                judged = self.command(inner.words, inner.assignments, None, depth + 1, open_ended=inner.open_ended)
+            judged = self.inner(inner, stdin, depth, text)
             inner_results.append(judged)
             result.restrictions_from(judged, text)
             result.blocks.extend(judged.blocks)
-        for words_maybe in wrapped.maybe:
-            result.restrictions_from(self.command(words_maybe, 0, None, depth + 1), text)
+        for inner in wrapped.maybe:
+            result.restrictions_from(self.inner(inner, stdin, depth, text), text)
+        if not wrapped.inner and wrapped.own is None:
+            self.approve(words, open_ended, f"{quoted(text)} matches no allowed command", result)
+            return result
         whole = None
         if len(wrapped.inner) == 1 and wrapped.inner[0].words and wrapped.own is None:
             inner_words = wrapped.inner[0].words
@@ -282,26 +215,111 @@ class _Judge:
             result.approved.extend(judged.approved)
         return result
 
+    def inner(self, inner: Inner, stdin: Stdin, depth: int, via: str) -> _Result:
+        if inner.script is None:
+            return self.command(inner.words, inner.assignments, stdin, depth + 1, open_ended=inner.open_ended)
+        judged = self.script(inner.script, depth + 1, via)
+        judged.uncovered = [
+            f"{quoted(via)} hands a command string to be parsed again; deny rules look inside it, "
+            "allow rules never approve it"
+        ]
+        return judged
+
     def script(self, script: Word, depth: int, via: str) -> _Result:
-        """A command line a wrapper parses itself (`bash -c`, `eval`, a heredoc fed to a shell)."""
+        """A command line a wrapper parses itself (`bash -c`, `eval`, text fed to a shell)."""
         parsed = parse_line(script.value)
         result = self.line(parsed, depth)
         if not script.literal:
-            result.blocks.insert(0, f"{quoted(via)} runs a command string only known at run time")
+            self.unseen(f"{quoted(via)} runs a command string only known at run time", result, first=True)
         return result
 
-    def restrict(self, core: tuple[Word, ...], text: str, result: _Result) -> None:
+    def approve(self, words: tuple[Word, ...], open_ended: bool, miss: str, result: _Result) -> None:
+        hit = self.allowed(words, open_ended)
+        if hit is None:
+            result.uncovered.append(miss)
+        else:
+            result.approved.append(hit)
+
+    def unseen(self, text: str, result: _Result, *, first: bool = False) -> None:
+        """Code runs that the line does not show: no allow rule approves it, and any deny (or ask) rule
+        might match it."""
+        if first:
+            result.blocks.insert(0, text)
+        else:
+            result.blocks.append(text)
+        for rules, kind in ((self.deny, "deny"), (self.ask, "ask")):
+            if rules:
+                more = f" (or any of {len(rules) - 1} more)" if len(rules) > 1 else ""
+                result.maybe.append(Doubt(f"{text}: it might match {kind} rule {rules[0].describe()}{more}",
+                                          kind, rules[0]))
+                return
+
+    def restrict(self, core: tuple[Word, ...], text: str, result: _Result, note: str = "") -> None:
+        unknown_name = not core[0].literal and known_name(core[0]) is None
+        dynamic = any(not word.literal for word in core)
         for rules, kind in ((self.deny, "deny"), (self.ask, "ask")):
             for rule in rules:
                 found = match(rule, core, normalise=True)
                 if found is Match.YES:
-                    hit = RuleHit(rule, text)
+                    hit = RuleHit(rule, text, note=note)
                     if kind == "deny" and result.denied is None:
                         result.denied = hit
                     elif kind == "ask" and result.asked is None:
                         result.asked = hit
                 elif found is Match.MAYBE:
-                    result.maybe.append(Doubt(RuleHit(rule, text).explain(kind, maybe=True), rule))
+                    result.maybe.append(Doubt(_maybe(core, text, kind, rule, unknown_name, dynamic), kind, rule))
+
+    def rebinding(self, core: tuple[Word, ...], text: str, result: _Result) -> None:
+        """A name `hash -p` bound earlier in the line runs the bound program."""
+        path = self.rebound.get(core[0].value) if core[0].literal and "/" not in core[0].value else None
+        if path is None:
+            return
+        bound = f"`hash -p` made `{core[0].value}` run `{path.value}`"
+        result.blocks.append(f"{quoted(text)} runs `{path.value}` ({bound})")
+        self.restrict((path, *core[1:]), text, result, note=f" ({bound})")
+
+    def binding(self, name: str, path: Word, text: str, result: _Result) -> None:
+        """`hash -p PATH NAME` itself: refused when PATH is the program a deny rule names."""
+        program = known_name(path)
+        if program is None:
+            self.unseen(f"{quoted(text)} makes `{name}` run a program only known at run time", result)
+            return
+        note = f" (it makes `{name}` run `{path.value}`, the program that rule names)"
+        for rule in self.deny:
+            if rule.words[0] == program and result.denied is None:
+                result.denied = RuleHit(rule, text, note=note)
+        for rule in self.ask:
+            if rule.words[0] == program and result.asked is None:
+                result.asked = RuleHit(rule, text, note=note)
+
+    def writes(self, core: tuple[Word, ...], text: str, result: _Result) -> None:
+        found = writes_of(core)
+        for target in found.targets:
+            self.check_write(target, f"{quoted(text)} writes", result)
+        result.blocks.extend(f"{quoted(text)} {why}" for why in found.unseen)
+        for why in found.protected:
+            reason = f"{quoted(text)} {why}; SneakyCode never approves that by itself"
+            result.protected.append(reason)
+            result.blocks.append(reason)
+
+    def check_write(self, target: Word, what: str, result: _Result) -> None:
+        problem = path_problem(self.workspace, target, what, self.moved)
+        if problem:
+            result.blocks.append(problem)
+        guarded = protected_problem(self.workspace, target, what, self.folders)
+        if guarded:
+            result.protected.append(guarded)
+            result.blocks.append(guarded)
+
+    def redirect(self, redirect: Redirect, result: _Result) -> None:
+        if redirect.target is None:
+            return
+        if redirect.operator in READ_OPERATORS:
+            what = f"redirection {quoted(redirect.source)} reads"
+            problem = path_problem(self.workspace, redirect.target, what, self.moved)
+            result.blocks.extend([problem] if problem else [])
+            return
+        self.check_write(redirect.target, f"redirection {quoted(redirect.source)} writes", result)
 
     def allowed(self, words: tuple[Word, ...], open_ended: bool, beyond: int = 0) -> RuleHit | None:
         for rule in self.allow:
@@ -309,48 +327,10 @@ class _Judge:
                 return RuleHit(rule, show(words))
         return None
 
-    def redirect_problem(self, redirect: Redirect, moved: bool) -> str | None:
-        if redirect.target is None:
-            return None
-        verb = "reads" if redirect.operator in READ_OPERATORS else "writes"
-        return self.path_problem(redirect.target, f"redirection {quoted(redirect.source)} {verb}", moved)
 
-    def path_problem(self, target: Word, what: str, moved: bool) -> str | None:
-        if not target.literal:
-            return f"{what} a path only known at run time"
-        value = target.value
-        if value in HARMLESS_TARGETS:
-            return None
-        if value.startswith("~"):
-            return f"{what} {quoted(value)} in a home folder, outside the workspace"
-        if not os.path.isabs(value) and moved:
-            return f"{what} {quoted(value)} relative to a directory changed earlier in the line (cd, pushd, popd)"
-        if locate(self.workspace, value).real_inside:
-            return None
-        return f"{what} {quoted(value)}, outside the workspace"
-
-
-def match(rule: CommandRule, words: tuple[Word, ...], *, normalise: bool = False, open_ended: bool = False) -> Match:
-    """Whole-word prefix (or exact) match. MAYBE: a word only known at run time could make it match."""
-    for index, expected in enumerate(rule.words):
-        if index >= len(words):
-            return Match.NO
-        word = words[index]
-        first = index == 0 and normalise
-        if word.literal:
-            actual = command_name(word) if first else word.value
-            if actual != expected:
-                return Match.NO
-            continue
-        return Match.MAYBE if _could_be(word, expected, first) else Match.NO
-    if not rule.prefix and (len(words) != len(rule.words) or open_ended):
-        return Match.NO
-    return Match.YES
-
-
-def _could_be(word: Word, expected: str, first: bool) -> bool:
-    if word.glob is not None:
-        pattern = posix_basename(word.glob) if first else word.glob
-        return fnmatch.fnmatchcase(expected, pattern)
-    prefix = word.prefix.rsplit("/", 1)[-1] if first else word.prefix
-    return expected.startswith(prefix)
+def _maybe(core: tuple[Word, ...], text: str, kind: str, rule: CommandRule, unknown_name: bool, dynamic: bool) -> str:
+    if unknown_name:
+        return (f"the command name {quoted(core[0].source)} is only known at run time, so {quoted(text)} might "
+                f"match {kind} rule {rule.describe()}")
+    why = "once its run-time words are known" if dynamic else "(it has an option SneakyCode does not know)"
+    return f"{quoted(text)} might match {kind} rule {rule.describe()} {why}"

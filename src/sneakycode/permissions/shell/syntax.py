@@ -38,8 +38,9 @@ class Redirect:
 @dataclass(frozen=True)
 class SimpleCommand:
     """Words as written (leading `VAR=value` assignments included); `stdin` is the heredoc or herestring
-    fed to it, when there is one. `fallback` marks words recovered from a line that does not parse: they
-    are checked against deny rules only."""
+    fed to it, when there is one; `stdin_redirect` its `< FILE` (or `<&N`); `piped` says a pipe feeds it,
+    from `upstream` when that is a simple command. `fallback` marks words recovered from a line that does
+    not parse: they are checked against deny rules only."""
 
     words: tuple[Word, ...]
     assignments: int
@@ -47,6 +48,9 @@ class SimpleCommand:
     stdin: Word | None = None
     name_expanded: bool = False
     fallback: bool = False
+    stdin_redirect: Redirect | None = None
+    piped: bool = False
+    upstream: SimpleCommand | None = None
 
     @property
     def core(self) -> tuple[Word, ...]:
@@ -71,6 +75,7 @@ class _Collector:
     redirects: list[Redirect] = field(default_factory=list)
     hazards: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    by_node: dict[int, SimpleCommand] = field(default_factory=dict)
 
     def text(self, node: Node) -> str:
         return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
@@ -170,7 +175,9 @@ def _visit(node: Node, out: _Collector) -> bool:
     elif kind in CASE_TERMINATORS and (node.parent is None or node.parent.type != "case_item"):
         out.errors.append(f"unexpected `{kind}`")
     elif kind in ("command", "declaration_command", "unset_command"):
-        out.commands.append(_command(node, out))
+        command = _command(node, out)
+        out.commands.append(command)
+        out.by_node[node.id] = command
     elif kind == "variable_assignments" or (
         kind == "variable_assignment"
         and node.parent is not None
@@ -247,13 +254,62 @@ def _command(node: Node, out: _Collector) -> SimpleCommand:
         else:
             words.extend(expand(child, out.src))
     parent = node.parent
+    stdin_redirect = None
     if parent is not None and parent.type == "redirected_statement":
         for sibling in parent.children:
             if sibling.type == "heredoc_redirect":
                 stdin = _heredoc(sibling, out)
             elif sibling.type == "herestring_redirect":
                 stdin = _herestring(sibling, out)
-    return SimpleCommand(tuple(words), assignments, out.text(node), stdin, name_expanded)
+        stdin_redirect = _stdin_redirect(parent, out)
+    piped, upstream = _pipe_into(node, out)
+    if piped and stdin_redirect is None:
+        stage = parent if parent is not None and parent.type == "redirected_statement" else node
+        outer = stage.parent
+        if outer is not None and outer.type == "pipeline" and outer.named_children[-1].id == stage.id:
+            wrapper = outer.parent
+            if wrapper is not None and wrapper.type == "redirected_statement":
+                stdin_redirect = _stdin_redirect(wrapper, out)
+    return SimpleCommand(tuple(words), assignments, out.text(node), stdin, name_expanded,
+                         stdin_redirect=stdin_redirect, piped=piped, upstream=upstream)
+
+
+def _stdin_redirect(statement: Node, out: _Collector) -> Redirect | None:
+    """The redirection of standard input (`< FILE`, `0< FILE`, `<&N`) among a statement's redirects."""
+    for child in statement.children:
+        if child.type != "file_redirect":
+            continue
+        redirect = _redirect(child, out)
+        descriptor = child.child_by_field_name("descriptor")
+        if redirect.operator in ("<", "<&", "<>") and (descriptor is None or out.text(descriptor) == "0"):
+            return redirect
+    return None
+
+
+def _pipe_into(node: Node, out: _Collector) -> tuple[bool, SimpleCommand | None]:
+    """Whether a pipe feeds the command `node`, and the simple command before it when there is one (tree-sitter
+    hangs `cat <<EOF | sh` under the heredoc: the command the heredoc belongs to feeds the pipe then)."""
+    stage = node
+    if stage.parent is not None and stage.parent.type == "redirected_statement":
+        stage = stage.parent
+    pipeline = stage.parent
+    if pipeline is None or pipeline.type != "pipeline":
+        return False, None
+    stages = pipeline.named_children
+    index = next((i for i, child in enumerate(stages) if child.id == stage.id), 0)
+    if index == 0:
+        holder = pipeline.parent
+        if holder is None or holder.type != "heredoc_redirect" or holder.parent is None:
+            return False, None
+        before: Node | None = holder.parent.child_by_field_name("body")
+    else:
+        before = stages[index - 1]
+    while before is not None and before.type in ("redirected_statement", "negated_command"):
+        if before.type == "redirected_statement":
+            before = before.child_by_field_name("body")
+        else:
+            before = before.named_children[0]
+    return True, out.by_node.get(before.id) if before is not None else None
 
 
 def _assignment_word(node: Node, out: _Collector) -> Word:
@@ -315,5 +371,11 @@ def _fallback_commands(line: str) -> list[SimpleCommand]:
                 found.append(SimpleCommand(tuple(current), 0, " ".join(w.value for w in current), fallback=True))
             current = []
             continue
-        current.extend(Word.plain(value) for value in brace_expand(token))
+        current.extend(_fallback_word(value) for value in brace_expand(token))
     return found
+
+
+def _fallback_word(text: str) -> Word:
+    """A word of a line that does not parse; an expansion or glob in it keeps it from being literal."""
+    special = [text.index(ch) for ch in "$`*?[" if ch in text]
+    return Word(text, False, text[: min(special)], text) if special else Word.plain(text)

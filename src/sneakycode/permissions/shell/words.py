@@ -1,7 +1,8 @@
 """Shell words as bash passes them to a program: quote removal, `$'...'` decoding and brace expansion.
 
 A word whose value is only known at run time (a parameter or command expansion, a glob) keeps its literal
-prefix, and a glob keeps an fnmatch pattern, so a rule can still tell whether it might match.
+prefix and suffix, and a glob keeps an fnmatch pattern, so a rule can still tell whether it might match
+(`$VENV/bin/pytest` is known to run a program named `pytest`).
 """
 
 from __future__ import annotations
@@ -33,13 +34,16 @@ _C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", 
 class Word:
     """One shell word. `value` is the text after quote removal (dynamic parts keep their source text);
     `literal` is true when bash would pass exactly `value`; `prefix` is the literal text before the first
-    dynamic part; `glob` is an fnmatch pattern when the only dynamic part is pathname expansion."""
+    dynamic part; `suffix` the literal text after the last one; `glob` is an fnmatch pattern when the only
+    dynamic part is pathname expansion; `splits` is true when an unquoted expansion may split it in fields."""
 
     value: str
     literal: bool = True
     prefix: str = ""
     source: str = ""
     glob: str | None = None
+    suffix: str = ""
+    splits: bool = False
 
     @classmethod
     def plain(cls, value: str) -> Word:
@@ -75,13 +79,13 @@ def word_of(node: Node, src: bytes) -> Word:
         value = source[1:-1]
         return Word(value, True, value, source, None)
     if kind == "ansi_c_string":
-        value = _ansi_c(source[2:-1])
+        value = decode_escapes(source[2:-1])
         return Word(value, True, value, source)
     if kind in ("string", "translated_string"):
         return _double_quoted(node, src)
     if kind == "concatenation":
         return _concatenate([word_of(child, src) for child in node.children], source)
-    return Word(source, False, "", source)
+    return Word(source, False, "", source, splits=kind in DYNAMIC_NODES)
 
 
 def _unquoted_word(source: str) -> Word:
@@ -142,17 +146,24 @@ def _concatenate(parts: list[Word], source: str) -> Word:
             prefix.append(part.prefix)
             break
         prefix.append(part.value)
+    suffix: list[str] = []
+    for part in reversed(parts):
+        if not part.literal:
+            suffix.append(part.suffix)
+            break
+        suffix.append(part.value)
     globs_only = all(p.literal or p.glob is not None for p in parts)
     glob = "".join(p.glob if p.glob is not None else _escape_glob(p.value) for p in parts) if globs_only else None
-    return Word(value, False, "".join(prefix), source, glob)
+    splits = any(p.splits for p in parts)
+    return Word(value, False, "".join(prefix), source, glob, "".join(reversed(suffix)), splits)
 
 
 def _escape_glob(text: str) -> str:
     return "".join(f"[{c}]" if c in GLOB_CHARS else c for c in text)
 
 
-def _ansi_c(body: str) -> str:
-    """Decode the inside of `$'...'` the way bash does."""
+def decode_escapes(body: str) -> str:
+    """Decode backslash escapes the way bash does inside `$'...'` (`echo -e` and `printf` are close enough)."""
     out: list[str] = []
     i = 0
     while i < len(body):

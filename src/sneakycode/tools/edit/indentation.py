@@ -95,14 +95,18 @@ def reindent_map(file_lines: Sequence[str], model_lines: Sequence[str], *, tabs_
     return Reindent(base, file_min, model_min, scale, tabs)
 
 
-def find_block(keys: Sequence[str], block: Sequence[str], limit: int | None = None) -> list[int]:
-    """Every start index where `block` equals keys[i:i+len(block)] (keys are already normalised lines)."""
+def find_block(
+    keys: Sequence[str], block: Sequence[str], limit: int | None = None, low: int = 0, high: int | None = None
+) -> list[int]:
+    """Every start index in [low, high) where `block` equals keys[i:i+len(block)] (keys are already
+    normalised lines), at most `limit` of them."""
     size = len(block)
     anchor = next((j for j, key in enumerate(block) if key), 0)
+    end = len(keys) if high is None else min(high, len(keys))
     found: list[int] = []
-    for pos, key in enumerate(keys):
+    for pos in range(max(low, 0) + anchor, min(end + anchor, len(keys))):
         start = pos - anchor
-        if key != block[anchor] or start < 0 or start + size > len(keys):
+        if keys[pos] != block[anchor] or start + size > len(keys):
             continue
         if all(keys[start + j] == block[j] for j in range(size)):
             found.append(start)

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from sneakycode.tools.context import checkpoint
 from sneakycode.tools.edit.indentation import Reindent, find_block, reindent_map, uses_tabs
 
 # Without replace_all we only need to know that there are several matches, and where the first few are.
@@ -245,6 +246,7 @@ def locate(
 ) -> tuple[Strategy, list[Candidate]] | None:
     """The first strategy that finds old_str, with every place it found (capped when not replace_all)."""
     for strategy in strategies:
+        checkpoint()
         found = strategy.find(text, old, replace_all)
         if found:
             return strategy, found

@@ -10,15 +10,19 @@ second. Pure functions: text in, text out, ToolError for anything the model must
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.context import checkpoint
 from sneakycode.tools.edit.indentation import Reindent, find_block, reindent_map, uses_tabs
 from sneakycode.tools.edit.view import near_miss
 from sneakycode.tools.read import number_lines
 
 DEV_NULL = "/dev/null"
 NEARBY_LINES = 50
+MAX_HUNKS = 1000  # each hunk may search the whole file, so a patch of many is bounded
+AMBIGUITY_SHOWN = 5  # places listed for an ambiguous hunk; more are not searched for
 _HUNK_HEADER = re.compile(r"^@@\s*(?:-(\d+)(?:,(\d+))?(?:\s+\+(\d+)(?:,(\d+))?)?)?\s*(?:@@+\s?(.*))?$")
 _GIT_NOISE = ("diff ", "index ", "new file mode", "deleted file mode", "old mode", "new mode", "similarity index")
 
@@ -221,12 +225,23 @@ class _File:
     loose: list[str]
     tabs: bool
     taken: list[Placement] = field(default_factory=list)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # (start, end) of taken lines, sorted
+
+    def take(self, placed: Placement) -> None:
+        self.taken.append(placed)
+        insort(self.spans, (placed.index, placed.index + placed.size))
 
     def free(self, start: int, size: int) -> bool:
-        for p in self.taken:
-            if size == 0 and p.index < start < p.index + p.size:
+        """No taken hunk overlaps [start, start+size) (an insertion: none strictly contains start). Taken
+        spans never overlap each other, so only the neighbours of `start` can collide."""
+        at = bisect_left(self.spans, (start, start))
+        for index in (at - 1, at):
+            if not 0 <= index < len(self.spans):
+                continue
+            low, high = self.spans[index]
+            if size == 0 and low < start < high:
                 return False
-            if size and start < p.index + p.size and p.index < start + size:
+            if size and start < high and low < start + size:
                 return False
         return True
 
@@ -239,6 +254,12 @@ def apply_hunks(
     text: str, hunks: list[Hunk], *, label: str, search: bool = True, tolerant: bool = True
 ) -> Patched:
     """All hunks applied to text, or PATCH_FAILED naming the first hunk that found no single place."""
+    if len(hunks) > MAX_HUNKS:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENTS,
+            f"the patch has {len(hunks)} hunks; at most {MAX_HUNKS} are applied in one call",
+            hint="Split the patch into several patch_apply calls, or rewrite the file with write_file.",
+        )
     lines = text.split("\n") if text else []
     ends_with_newline = text.endswith("\n")
     if ends_with_newline:
@@ -248,12 +269,13 @@ def apply_hunks(
     failures: list[_Unplaced] = []
     drift = 0
     for hunk in hunks:
+        checkpoint()
         try:
             placed = _place(hunk, target, drift, search=search, tolerant=tolerant)
         except _Unplaced as miss:
             failures.append(miss)
             continue
-        target.taken.append(placed)
+        target.take(placed)
         drift = placed.index - placed.stated
     if failures:
         raise _failure(failures, target, hunks, label)
@@ -279,9 +301,9 @@ def _place(hunk: Hunk, target: _File, drift: int, *, search: bool, tolerant: boo
         if keys[expected : expected + len(block)] == block and target.free(expected, len(block)):
             found = expected
         elif search:
-            starts = [s for s in find_block(keys, block) if target.free(s, len(block))]
-            near = [s for s in starts if abs(s - expected) <= NEARBY_LINES]
-            choices = near or starts
+            choices = _free_matches(target, keys, block, expected - NEARBY_LINES, expected + NEARBY_LINES + 1)
+            if not choices:
+                choices = _free_matches(target, keys, block, 0, count, stop_after=AMBIGUITY_SHOWN)
             if len(choices) > 1:
                 raise _Unplaced(hunk, stated, choices)
             found = choices[0] if choices else None
@@ -291,6 +313,26 @@ def _place(hunk: Hunk, target: _File, drift: int, *, search: bool, tolerant: boo
             reindent = reindent_map(window, old, tabs_default=target.tabs) if loose else None
             return Placement(hunk, found, len(block), loose, reindent, stated, searched)
     raise _Unplaced(hunk, stated, [])
+
+
+def _free_matches(
+    target: _File, keys: list[str], block: list[str], low: int, high: int, stop_after: int | None = None
+) -> list[int]:
+    """Free places of `block` starting in [low, high); with `stop_after`, the search ends once that many
+    are found (more than one is already an answer: ambiguous), so a patch of many ambiguous hunks stays
+    linear in the file's size per hunk instead of collecting every match."""
+    found: list[int] = []
+    position = max(low, 0)
+    while position < high:
+        starts = find_block(keys, block, limit=1, low=position, high=high)
+        if not starts:
+            break
+        if target.free(starts[0], len(block)):
+            found.append(starts[0])
+            if stop_after is not None and len(found) >= stop_after:
+                break
+        position = starts[0] + 1
+    return found
 
 
 def _build(target: _File, ends_with_newline: bool) -> Patched:
@@ -333,7 +375,8 @@ def _failure(failures: list[_Unplaced], target: _File, hunks: list[Hunk], label:
     where = f"hunk {hunk.number} of {len(hunks)} ({hunk.header})"
     if miss.places:
         shown = ", ".join(str(p + 1) for p in miss.places[:10])
-        reason = f"its context and removed lines occur {len(miss.places)} times (at lines {shown})"
+        times = f"at least {len(miss.places)}" if len(miss.places) >= AMBIGUITY_SHOWN else str(len(miss.places))
+        reason = f"its context and removed lines occur {times} times (at lines {shown})"
         hint = f"Add context lines to hunk {hunk.number} so that it matches one place only."
     else:
         reason = "its context and removed lines were not found"

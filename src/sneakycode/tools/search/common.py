@@ -1,11 +1,11 @@
 """What a search asks of a backend and what a backend hands back; ripgrep and the fallback speak this.
 
 A grep runs in two steps. `count` finds every matching file with its number of matching lines (paths
-relative to the workspace root); search.py filters them by `file_pattern`, sorts them and picks the few
-that will be shown; `lines` then fetches the matching lines of just those files. Counting is cheap for
-ripgrep, the expensive JSON is produced for the shown files only, and every count is exact. Filtering,
-sorting, limits and wording happen once, in search.py and search_render.py, so both backends give the
-same answer.
+relative to the workspace root), and in the same pass how many files it searched; tools.py filters them by
+`file_pattern`, sorts them and picks the few that will be shown; `lines` then fetches the matching lines of
+just those files. Counting is cheap for ripgrep, the expensive JSON is produced for the shown files only,
+and every count is exact. Filtering, sorting, limits and wording happen once, in tools.py and render.py, so
+both backends give the same answer.
 """
 
 from __future__ import annotations
@@ -41,13 +41,16 @@ class GrepRequest:
     first_match_only: bool = False  # count: stop at the first match of each file
     line_limit: int = 100  # lines: most matches fetched per file
     include_ignored: bool = False
-    max_filesize: int = 1_048_576  # larger files are skipped unless named as the path (search.py checks hits)
+    max_filesize: int = 1_048_576  # larger files in the folders searched are skipped; a file named as path is not
 
 
 @dataclass(frozen=True)
 class GrepReport:
     files: list[FileHits]
     complete: bool  # False when the backend's output overflowed and later files are missing
+    # Files opened and searched, binary ones included (so the ignored, the oversized and the unreadable are
+    # not); None when the backend cannot tell (ripgrep's output overflowed before its statistics).
+    searched: int | None = None
 
 
 @dataclass(frozen=True)

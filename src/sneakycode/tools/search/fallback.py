@@ -95,22 +95,33 @@ def search_text(text: str, per_line: re.Pattern[str], limit: int, context: int) 
 
 
 def _read_text(path: str) -> str | None:
+    data = _read_bytes(path)
+    return None if data is None else decode(data)
+
+
+def _read_bytes(path: str) -> bytes | None:
     try:
         with open(path, "rb") as fh:
-            return decode(fh.read())
+            return fh.read()
     except OSError:
         return None
 
 
 def count(request: GrepRequest, *, cwd: Path, cancel: threading.Event) -> GrepReport:
-    """Every file with a match and its number of matching lines, as ripgrep's --count gives them."""
+    """Every file with a match and its number of matching lines, and the number of files searched, as
+    ripgrep's --count and --stats give them (a binary file was searched, an unreadable one was not)."""
     per_line, whole = compile_pattern(request)
     options = _options(request.narrowing, request.include_ignored, request.max_filesize)
     files: list[FileHits] = []
+    searched = 0
     for index, (relative, absolute) in enumerate(walk_files(str(cwd), list(request.roots), options)):
         if index % _CANCEL_EVERY == 0 and cancel.is_set():
             raise ToolError(ErrorCode.CANCELLED, "the search was cancelled")
-        text = _read_text(absolute)
+        data = _read_bytes(absolute)
+        if data is None:
+            continue
+        searched += 1
+        text = decode(data)
         if text is None or (whole is not None and not whole.search(text)):
             continue
         lines = split_lines(text)
@@ -121,7 +132,7 @@ def count(request: GrepRequest, *, cwd: Path, cancel: threading.Event) -> GrepRe
         )
         if matched:
             files.append(FileHits(relative, int(matched)))
-    return GrepReport(files, complete=True)
+    return GrepReport(files, complete=True, searched=searched)
 
 
 def lines(request: GrepRequest, paths: list[str], *, cwd: Path, cancel: threading.Event) -> dict[str, list[Line]]:

@@ -238,8 +238,9 @@ class FileFilter:
 
     def narrowing(self, status: Callable[[str], RootStatus]) -> Narrowing:
         """Where matches can lie, given `status(prefix)` of each literal folder prefix below the search root."""
+        names_exact = all(_by_name_only(part) for part in self.negatives)
         if not self.positives:
-            return Narrowing(("",), None, None, self.exclude_names)
+            return Narrowing(("",), None, None, self.exclude_names, exact=names_exact)
         kept: list[tuple[str, int | None, PatternPart]] = []
         for part in self.positives:
             prefix, depth = part.prefix, part.depth
@@ -251,7 +252,7 @@ class FileFilter:
                     prefix, depth = "", None
             kept.append((prefix, depth, part))
         if not kept:
-            return Narrowing((), None, None, self.exclude_names)
+            return Narrowing((), None, None, self.exclude_names, exact=True)
         prefixes = {prefix for prefix, _, _ in kept}
         roots = sorted(
             p for p in prefixes if not any(q == "" or p.startswith(q + "/") for q in prefixes if q != p)
@@ -259,17 +260,32 @@ class FileFilter:
         depths = [depth for _, depth, _ in kept]
         exact = set(roots) == prefixes and None not in depths
         names = [part.name_glob for _, _, part in kept]
+        # Exact when the kept globs are all bare names, or one glob is a folder, its direct files or all
+        # files below it (by name): then the folder, depth and names limits say all the filter says.
+        single = len(kept) == 1 and kept[0][0] == kept[0][2].prefix and _folder_shaped(kept[0][2])
         return Narrowing(
             tuple(roots),
             max(d for d in depths if d is not None) if exact else None,
             None if None in names else tuple(sorted({n for n in names if n is not None})),
             self.exclude_names,
+            exact=names_exact and (all(_by_name_only(part) for _, _, part in kept) or single),
         )
 
     @property
     def exclude_names(self) -> tuple[str, ...]:
         """File-name globs that exclude a file wherever it is (negatives without a folder part)."""
         return tuple(sorted({p.glob for p in self.negatives if p.any_depth and p.name_glob is not None}))
+
+
+def _by_name_only(part: PatternPart) -> bool:
+    """A glob on the file name at any depth, which a ripgrep type (file name glob) expresses exactly."""
+    return part.any_depth and part.name_glob is not None
+
+
+def _folder_shaped(part: PatternPart) -> bool:
+    """`dir/name`, `dir/**/name` or `dir/**` (dir literal, possibly empty): a root, a depth and a name glob."""
+    rest = part.glob.split("/")[len(part.prefix.split("/")) if part.prefix else 0 :]
+    return rest == ["**"] or (part.name_glob is not None and rest[:-1] in ([], ["**"]))
 
 
 RootStatus = Literal["dir", "missing", "unsafe"]
@@ -279,12 +295,14 @@ RootStatus = Literal["dir", "missing", "unsafe"]
 class Narrowing:
     """What a backend may skip: search only `roots` (relative to the search root; "" is the root itself),
     at most `max_depth` levels down, only files whose name matches one of `include_names` (None: any) and
-    none of `exclude_names`. Always a superset of what FileFilter.matches keeps."""
+    none of `exclude_names`. Always a superset of what FileFilter.matches keeps; `exact` when it is the same
+    set, so the number of files a backend searched is the number the filter keeps."""
 
     roots: tuple[str, ...]
     max_depth: int | None
     include_names: tuple[str, ...] | None
     exclude_names: tuple[str, ...]
+    exact: bool = False
 
 
-EVERYTHING = Narrowing(("",), None, None, ())
+EVERYTHING = Narrowing(("",), None, None, (), exact=True)

@@ -3,8 +3,9 @@
 The binary comes from the `ripgrep` wheel (installed next to the interpreter, in the sysconfig scripts
 folder), else from PATH. Flags pin the behaviour the fallback reproduces: no user config, hidden files
 searched, `.git` skipped, no global git excludes, CRLF-aware `$`. Counting uses `--count` (one short line
-per matching file); only the files that will be shown are searched again with `--json`, `--max-count`
-bounding their output, and run_process's capture limit bounds everything else.
+per matching file) with `--stats`, whose "N files searched" saves a second walk when nothing matches; only
+the files that will be shown are searched again with `--json`, `--max-count` bounding their output, and
+run_process's capture limit bounds everything else.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ from sneakycode.tools.search.globs import Narrowing
 CAPTURE_LIMIT = 64 << 20
 TIMEOUT_SECONDS = 120.0
 _COUNT_LINE = re.compile(rb"(.*?)\0(\d+)\r?\n", re.DOTALL)  # --crlf ends lines with CRLF
+# The block --stats prints after the last count line (ripgrep 14); only "files searched" is read.
+_STATS = re.compile(
+    rb"\n\d+ matches\n\d+ matched lines\n\d+ files contained matches\n(\d+) files searched\n"
+    rb"\d+ bytes printed\n\d+ bytes searched\n[\d.]+ seconds spent searching\n[\d.]+ seconds\n\Z"
+)
+_STATS_TAIL = 1024  # the block is under 400 bytes; searching only the tail keeps a huge output cheap
 _WRAPPED = "    (?:"
 
 
@@ -70,9 +77,12 @@ def _matcher_flags(request: GrepRequest) -> list[str]:
 
 
 def count_argv(rg: str, request: GrepRequest) -> list[str]:
-    mode = ["--files-with-matches"] if request.first_match_only else ["--count", "--with-filename"]
-    # No --max-filesize: it costs ripgrep a stat of every file; search.py drops the few large hits instead.
-    argv = [rg, *mode, "--null", *selection_flags(request.narrowing, request.include_ignored)]
+    # --stats makes --files-with-matches read every file to its end; --max-count 1 stops at the first match.
+    first = ["--max-count", "1"] if request.first_match_only else []
+    argv = [rg, "--count", "--with-filename", *first, "--null", "--stats"]
+    # --max-filesize spares the files named as roots, as grep_files wants, and keeps "files searched" exact.
+    argv += ["--max-filesize", str(request.max_filesize)]
+    argv += selection_flags(request.narrowing, request.include_ignored)
     return [*argv, *_matcher_flags(request), "--", *request.roots]
 
 
@@ -84,7 +94,10 @@ def lines_argv(rg: str, request: GrepRequest, paths: list[str]) -> list[str]:
 
 
 def _run(argv: list[str], cwd: Path, cancel: threading.Event) -> ProcessResult:
-    result = run_process(argv, cwd=cwd, timeout=TIMEOUT_SECONDS, capture_limit=CAPTURE_LIMIT, cancel=cancel)
+    # rg starts no children and never opens the terminal: a process group of ours is enough (see supervise).
+    result = run_process(
+        argv, cwd=cwd, timeout=TIMEOUT_SECONDS, capture_limit=CAPTURE_LIMIT, cancel=cancel, own_session=False
+    )
     if result.ending.cancelled:
         raise ToolError(ErrorCode.CANCELLED, "the search was cancelled")
     if result.ending.timed_out:
@@ -97,16 +110,17 @@ def _run(argv: list[str], cwd: Path, cancel: threading.Event) -> ProcessResult:
 
 
 def count(rg: str, request: GrepRequest, *, cwd: Path, cancel: threading.Event) -> GrepReport:
-    """Every file with a match and its number of matching lines (ripgrep's --count), unsorted."""
+    """Every file with a match and its number of matching lines (ripgrep's --count), unsorted, and the
+    number of files searched (ripgrep's --stats)."""
     result = _run(count_argv(rg, request), cwd, cancel)
     if result.ending.exit_code == 2 and not result.stdout:
         raise _failure(request.pattern, result.stderr.decode("utf-8", errors="replace"))
     out = result.stdout
-    if request.first_match_only:
-        files = [FileHits(_clean(os.fsdecode(raw)), 1) for raw in out.split(b"\0")[:-1]]
-    else:
-        files = [FileHits(_clean(os.fsdecode(m.group(1))), int(m.group(2))) for m in _COUNT_LINE.finditer(out)]
-    return GrepReport(files, complete=result.stdout_total == len(out))
+    stats = _STATS.search(out, max(0, len(out) - _STATS_TAIL))
+    counts = out[: stats.start()] if stats else out
+    files = [FileHits(_clean(os.fsdecode(m.group(1))), int(m.group(2))) for m in _COUNT_LINE.finditer(counts)]
+    searched = int(stats.group(1)) if stats else None
+    return GrepReport(files, complete=result.stdout_total == len(out), searched=searched)
 
 
 def lines(

@@ -1,7 +1,7 @@
 """grep_files and find_files: ripgrep when it is installed, the pure-Python fallback otherwise.
 
 This module resolves the path, turns `file_pattern` into the narrowing both backends apply, keeps only
-the hits the pattern really matches, sorts them by path and hands them to search_render. The backends
+the hits the pattern really matches, sorts them by path and hands them to render.py. The backends
 differ only in how they find hits; the fallback is imported when it is needed, so startup stays small.
 """
 
@@ -44,6 +44,11 @@ class Scope:
     narrowing: Narrowing
     file_filter: FileFilter | None
     single_file: bool = False
+
+    @property
+    def counted_exactly(self) -> bool:
+        """Whether the backend's own count of the files it searched is the number `keeps` would keep."""
+        return self.file_filter is None or self.narrowing.exact
 
     def keeps(self, path: str) -> bool:
         if self.file_filter is None:
@@ -143,19 +148,20 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         max_filesize=ctx.settings.max_file_size_bytes,
     )
     engine = backend(ctx)
-    report = engine.count(request) if scope.roots else GrepReport([], complete=True)
-    hits = sorted((hit for hit in report.files if scope.keeps(hit.path)), key=lambda hit: path_key(hit.path))
-    if not scope.single_file:
-        root = str(ws.root)
-        hits = [hit for hit in hits if _size(os.path.join(root, hit.path)) <= request.max_filesize]
-    by_path: dict[str, list[Line]] = {}
-    if content or scope.single_file:
-        # Counting cannot tell a binary file named as `path` from text; fetching its lines can.
-        chosen = pick_files(hits, args.max_results)
-        by_path = engine.lines(request, chosen)
-        hits = [hit for hit in hits if hit.path in by_path or hit.path not in chosen]
+    if scope.single_file:
+        report, by_path = grep_one_file(request, scope, engine)
+        hits = report.files
+    else:
+        report = engine.count(request) if scope.roots else GrepReport([], complete=True, searched=0)
+        hits = sorted((hit for hit in report.files if scope.keeps(hit.path)), key=lambda hit: path_key(hit.path))
+        by_path = {}
+        if content:
+            chosen = pick_files(hits, args.max_results)
+            by_path = engine.lines(request, chosen)
+            fetched = set(chosen)  # a set: hits can be thousands, chosen up to max_results
+            hits = [hit for hit in hits if hit.path in by_path or hit.path not in fetched]
     if not hits:
-        return no_matches(args, scope, request, engine, ws.display(target))
+        return no_matches(args, scope, request, engine, ws.display(target), report)
     budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
     total = sum(hit.matched_lines for hit in hits)
     if content:
@@ -189,6 +195,19 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
     )
 
 
+def grep_one_file(request: GrepRequest, scope: Scope, engine: Backend) -> tuple[GrepReport, dict[str, list[Line]]]:
+    """The grep of a file named as `path`: its lines first (counting cannot tell a binary file from text;
+    fetching its lines can), and the count pass only when the lines stopped at line_limit."""
+    path = scope.roots[0]
+    if not scope.keeps(path):
+        return GrepReport([], complete=True, searched=0), {}
+    by_path = engine.lines(request, [path])
+    matched = sum(line.is_match for line in by_path.get(path, []))
+    if matched < request.line_limit or request.first_match_only:
+        return GrepReport([FileHits(path, matched)] if matched else [], complete=True, searched=1), by_path
+    return engine.count(request), by_path
+
+
 def pick_files(hits: list[FileHits], max_results: int) -> list[str]:
     """The first files (in display order) that together hold max_results matching lines."""
     chosen: list[str] = []
@@ -201,8 +220,10 @@ def pick_files(hits: list[FileHits], max_results: int) -> list[str]:
     return chosen
 
 
-def no_matches(args: GrepFilesArgs, scope: Scope, request: GrepRequest, engine: Backend, where: str) -> ToolResult:
-    searched = count_searched(scope, request, engine)
+def no_matches(
+    args: GrepFilesArgs, scope: Scope, request: GrepRequest, engine: Backend, where: str, report: GrepReport
+) -> ToolResult:
+    searched = count_searched(scope, request, engine, report)
     filtered = f" matching file_pattern {args.file_pattern!r}" if scope.file_filter else ""
     message = f"No matches for {args.pattern!r} in {where}{filtered} ({plural(searched, 'file')} searched)."
     if not args.include_ignored and not scope.single_file:
@@ -240,10 +261,13 @@ def backend(ctx: ToolContext) -> Backend:
     )
 
 
-def count_searched(scope: Scope, request: GrepRequest, engine: Backend) -> int:
-    """How many files a grep searched; only asked when nothing matched, so the extra listing is cheap."""
+def count_searched(scope: Scope, request: GrepRequest, engine: Backend, report: GrepReport) -> int:
+    """How many files a grep searched: the count pass's own number, or where file_pattern is more exact than
+    the narrowing the backend applied (or ripgrep could not tell), a listing of the files it keeps."""
     if not scope.roots:
         return 0
+    if report.searched is not None and scope.counted_exactly:
+        return report.searched
     listing = FindRequest(scope.roots, scope.narrowing, request.include_ignored, request.max_filesize)
     return sum(1 for path in engine.find(listing) if scope.keeps(path))
 
@@ -302,13 +326,6 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     else:
         message = f"{plural(len(paths), 'file')}."
     return ToolResult.ok("\n".join(lines), message, files=len(paths), shown=len(lines), backend=engine.name)
-
-
-def _size(path: str) -> int:
-    try:
-        return os.lstat(path).st_size
-    except OSError:
-        return 0
 
 
 def _mtime(path: Path) -> float:
