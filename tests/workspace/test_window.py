@@ -62,3 +62,23 @@ def test_binary_content_is_still_refused(raw: bytes) -> None:
     with pytest.raises(ToolError) as exc:
         window(raw, 1, 10_000)
     assert exc.value.code == ErrorCode.BINARY_FILE
+
+
+def test_streaming_a_long_way_checks_the_tool_budget_and_cancel() -> None:
+    """Hardening class 7: skipping to a far line of a huge file is a long loop, so it honours the call's
+    time budget and Ctrl-C (the checkpoint raises and the read stops)."""
+    calls = 0
+
+    def checkpoint() -> None:
+        nonlocal calls
+        calls += 1
+        if calls > 3:
+            raise ToolError(ErrorCode.CANCELLED, "read_file was cancelled")
+
+    raw = b"x\n" * 100_000
+    with pytest.raises(ToolError) as exc:
+        read_window(
+            cast(BinaryIO, io.BufferedReader(io.BytesIO(raw))), 90_000, 90_001, max_chars=1000, max_line_chars=50,
+            label="'big.txt'", size=len(raw), checkpoint=checkpoint,
+        )
+    assert exc.value.code == ErrorCode.CANCELLED

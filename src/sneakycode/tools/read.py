@@ -12,6 +12,7 @@ from pydantic import Field, model_validator
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.context import checkpoint
 from sneakycode.workspace.window import read_window
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def _read_large(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     with opened.fh:
         window = read_window(
             opened.fh, start, end, max_chars=budget, max_line_chars=MAX_LINE_CHARS, label=repr(args.file_path),
-            size=size,
+            size=size, checkpoint=checkpoint,
         )
     shown = ws.display(opened.path)
     if not window.lines:
@@ -207,6 +208,7 @@ class _Listing:
                 stack.pop()
                 continue
             entry, is_dir, chain = item
+            checkpoint()
             if len(self.entries) >= MAX_LIST_ENTRIES:
                 self.left_out += 1
                 continue

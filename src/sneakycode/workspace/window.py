@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import codecs
 import io
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -18,6 +19,7 @@ from sneakycode.workspace.textfiles import binary_file_error
 
 _SNIFF_BYTES = 8192
 _CHUNK_CHARS = 65_536
+_CHECK_EVERY = 4096  # lines between two calls of the checkpoint
 
 
 @dataclass(frozen=True)
@@ -41,10 +43,19 @@ class Window:
 
 
 def read_window(
-    fh: BinaryIO, start: int, end: int, *, max_chars: int, max_line_chars: int, label: str, size: int
+    fh: BinaryIO,
+    start: int,
+    end: int,
+    *,
+    max_chars: int,
+    max_line_chars: int,
+    label: str,
+    size: int,
+    checkpoint: Callable[[], None] = lambda: None,
 ) -> Window:
     """Lines `start`..`end` (1-based, inclusive) of the open file, stopping early once `max_chars`
-    characters are held; a binary_file ToolError when the text is not valid."""
+    characters are held; a binary_file ToolError when the text is not valid. `checkpoint` is called now and
+    then while the file streams by (the tool's time budget and cancel signal)."""
     head = fh.read(_SNIFF_BYTES)
     fh.seek(0)
     encoding = _encoding_of(head)
@@ -52,7 +63,7 @@ def read_window(
         raise binary_file_error(label, size)
     stream = io.TextIOWrapper(fh, encoding=encoding, errors="strict", newline="\n")
     try:
-        return _collect(stream, start, end, max_chars, max_line_chars)
+        return _collect(_lines(stream, max_line_chars, checkpoint), stream, start, end, max_chars)
     except (UnicodeDecodeError, _NulInText):
         raise binary_file_error(label, size) from None
     finally:
@@ -69,8 +80,7 @@ class _NulInText(Exception):
     pass
 
 
-def _collect(stream: io.TextIOWrapper, start: int, end: int, max_chars: int, max_line_chars: int) -> Window:
-    lines = _lines(stream, max_line_chars)
+def _collect(lines: Iterator[WindowLine], stream: io.TextIOWrapper, start: int, end: int, max_chars: int) -> Window:
     skipped = 0
     if start > 1:
         for skipped, _ in enumerate(lines, start=1):
@@ -92,15 +102,18 @@ def _collect(stream: io.TextIOWrapper, start: int, end: int, max_chars: int, max
     return Window(kept, start, more, None if more else last)
 
 
-def _lines(stream: io.TextIOWrapper, max_line_chars: int) -> Iterator[WindowLine]:
+def _lines(stream: io.TextIOWrapper, max_line_chars: int, checkpoint: Callable[[], None]) -> Iterator[WindowLine]:
     """Each line's head and length, reading at most max_line_chars + 1 characters of it at a time."""
-    while True:
+    for count in itertools.count():
+        if count % _CHECK_EVERY == 0:
+            checkpoint()
         piece = stream.readline(max_line_chars + 1)
         if not piece:
             return
         length = len(piece)
         tail = piece[-2:]
         while not tail.endswith("\n"):
+            checkpoint()
             more = stream.readline(_CHUNK_CHARS)
             if not more:
                 break
