@@ -17,6 +17,7 @@ from typing import Any, Literal, Protocol
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.permissions.decide import Decision, PermissionDecision, decide
+from sneakycode.permissions.rules import hidden_paths
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from sneakycode.tools.registry import cap_result, get_tool, parse_arguments, run, unknown_tool, validate
 
@@ -62,6 +63,7 @@ class Gate:
         self.ctx = ctx
         self.approver = approver
         self.mode = mode
+        ctx.hidden = hidden_paths(ctx.loaded)
 
     def prepare(self, name: str, raw_args: str | dict[str, Any] | None) -> PreparedCall:
         found = get_tool(name)

@@ -10,7 +10,7 @@ must also stop `git push --force`. Every rule remembers the file, variable or fl
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -129,6 +129,23 @@ def _command_rules(lists: RuleLists) -> CommandRules:
             key = SHELL_LISTS[kind]
             shell[kind].extend(CommandRule.parse(entry, entry, key, origin) for entry, origin in by_key[key])
     return CommandRules(tuple(shell["deny"]), tuple(shell["ask"]), tuple(shell["allow"]))
+
+
+def hidden_paths(settings: Settings | LoadedSettings) -> Callable[[str], str | None]:
+    """For the search tools: the deny rule that keeps a workspace-relative path out of their results, or
+    None. A path a deny rule keeps from any tool that reads (a read-only tool with path arguments, like
+    `read_file(.env)`) must not come back as search matches or file names either."""
+    rules = [rule for rule in rule_set(settings).tools["deny"] if rule.pattern and _reads(rule.tool)]
+
+    def hidden(path: str) -> str | None:
+        return next((rule.entry for rule in rules if rule.pattern and path_matches(rule.pattern, path)), None)
+
+    return hidden
+
+
+def _reads(tool: str) -> bool:
+    found = get_tool(tool)
+    return found is not None and found.read_only and bool(found.paths)
 
 
 def _takes_commands(tool: str) -> bool:

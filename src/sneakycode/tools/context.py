@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,8 @@ class ToolContext:
     session_dir: Path
     cancel: threading.Event = field(default_factory=threading.Event)
     tasks: list[dict[str, str]] = field(default_factory=list)
+    # The deny rule that hides a workspace-relative path from search results (set by the permission gate).
+    hidden: Callable[[str], str | None] = field(default=lambda _path: None)
 
     @property
     def settings(self) -> Settings:

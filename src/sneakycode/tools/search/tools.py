@@ -134,6 +134,8 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
             hint="Search for one line of the text at a time.",
         )
     scope = build_scope(ws, target, parse_filter(args.file_pattern, "file_pattern"))
+    if scope.single_file:
+        refuse_hidden(ctx, ws.display(target))
     content = args.output_mode == "content"
     request = GrepRequest(
         pattern=args.pattern,
@@ -153,7 +155,8 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         hits = report.files
     else:
         report = engine.count(request) if scope.roots else GrepReport([], complete=True, searched=0)
-        hits = sorted((hit for hit in report.files if scope.keeps(hit.path)), key=lambda hit: path_key(hit.path))
+        visible = (hit for hit in report.files if scope.keeps(hit.path) and ctx.hidden(hit.path) is None)
+        hits = sorted(visible, key=lambda hit: path_key(hit.path))
         by_path = {}
         if content:
             chosen = pick_files(hits, args.max_results)
@@ -305,7 +308,7 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     scope = build_scope(ws, target, file_filter)
     engine = backend(ctx)
     found = engine.find(FindRequest(scope.roots, scope.narrowing, args.include_ignored)) if scope.roots else []
-    paths = [path for path in found if scope.keeps(path)]
+    paths = [path for path in found if scope.keeps(path) and ctx.hidden(path) is None]
     if args.sort == "mtime":
         paths.sort(key=lambda path: (-_mtime(ws.root / path), path_key(path)))
     else:
@@ -326,6 +329,15 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     else:
         message = f"{plural(len(paths), 'file')}."
     return ToolResult.ok("\n".join(lines), message, files=len(paths), shown=len(lines), backend=engine.name)
+
+
+def refuse_hidden(ctx: ToolContext, path: str) -> None:
+    rule = ctx.hidden(path)
+    if rule is not None:
+        raise ToolError(
+            ErrorCode.PERMISSION_DENIED,
+            f"{path!r} is kept from the model by the deny rule `{rule}`, so it is not searched either",
+        )
 
 
 def _mtime(path: Path) -> float:

@@ -1,0 +1,41 @@
+"""Hardening class 6: a path deny rule covers every tool that shows file content or names."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from sneakycode.config import load_settings
+from sneakycode.permissions.gate import Gate
+from sneakycode.tools.context import open_tool_context
+from tests.conftest import project_config, run_cli
+
+
+@pytest.fixture
+def guarded(ws: Path) -> Path:
+    (ws / ".env").write_text("API_TOKEN=s3cret\n")
+    (ws / "secrets").mkdir()
+    (ws / "secrets" / "k.txt").write_text("s3cret key\n")
+    (ws / "app.py").write_text("token = 's3cret'\n")
+    (ws / ".gitignore").write_text(".env\n")
+    project_config(ws, '[permissions]\ndeny = ["read_file(.env)", "read_file(secrets/**)"]\n', trusted=False)
+    return ws
+
+
+@pytest.mark.parametrize("include_ignored", [False, True])
+def test_grep_and_find_leave_out_what_read_file_may_not_read(guarded: Path, include_ignored: bool) -> None:
+    gate = Gate(open_tool_context(load_settings(guarded)))
+    grep = gate.run_direct("grep_files", {"pattern": "s3cret", "include_ignored": include_ignored})
+    assert grep.success and grep.content.splitlines() == ["app.py:1:token = 's3cret'"]
+    found = gate.run_direct("find_files", {"pattern": "*", "include_ignored": include_ignored})
+    assert ".env" not in found.content and "secrets/k.txt" not in found.content and "app.py" in found.content
+    named = gate.run_direct("grep_files", {"pattern": "s3cret", "path": ".env"})
+    assert named.code == "permission_denied" and "read_file(.env)" in (named.error or "")
+
+
+def test_the_cli_keeps_the_same_paths_out(guarded: Path) -> None:
+    result = run_cli("tool", "grep_files", json.dumps({"pattern": "s3cret", "include_ignored": True}),
+                     "--workspace", str(guarded))
+    assert result.code == 0 and "API_TOKEN" not in result.stdout and "s3cret key" not in result.stdout
