@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sneakycode.errors import ConfigError
+from sneakycode.regular_files import NotRegularFile, OverLimit, read_regular
 
 
 class PermissionMode(StrEnum):
@@ -155,18 +155,15 @@ def read_regular_file(path: Path, limit: int) -> bytes | None:
     or socket (or a link to one) is a ConfigError, never a hang or an endless read: these files come with
     repositories, and a repository's author chooses what they are."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular(path, limit)
     except FileNotFoundError:
         return None
+    except NotRegularFile as exc:
+        raise ConfigError(f"{path}: not a regular file ({exc.kind}), so it is not read") from None
+    except OverLimit:
+        raise ConfigError(f"{path}: larger than {limit} bytes, so it is not read") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise ConfigError(f"{path}: not a regular file (a FIFO, device or socket), so it is not read")
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ConfigError(f"{path}: larger than {limit} bytes, so it is not read")
-    return data
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -30,10 +30,13 @@ class ErrorCode(StrEnum):
     INVALID_PATH = "invalid_path"
     OUTSIDE_WORKSPACE = "outside_workspace"
     SYMLINK_ESCAPE = "symlink_escape"
+    PATH_CHANGED = "path_changed"
     NOT_FOUND = "not_found"
     IS_DIRECTORY = "is_directory"
     NOT_A_DIRECTORY = "not_a_directory"
+    NOT_REGULAR_FILE = "not_regular_file"
     PROTECTED_PATH = "protected_path"
+    READ_ONLY_FILE = "read_only_file"
     BINARY_FILE = "binary_file"
     FILE_TOO_LARGE = "file_too_large"
     INVALID_RANGE = "invalid_range"
@@ -71,7 +74,8 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "Call one of the available tools; the closest names are listed.",
     ),
     ErrorCode.INVALID_PATH: ErrorDoc(
-        "The path is empty, contains a NUL byte, or starts with `~` (home is not expanded).",
+        "The path is empty, contains a NUL byte, starts with `~` (home is not expanded), has a name over 255 "
+        "bytes, is longer than the system allows, goes through a loop of symbolic links or is not valid text.",
         "Give a path relative to the workspace root, for example `src/app.py`.",
     ),
     ErrorCode.OUTSIDE_WORKSPACE: ErrorDoc(
@@ -81,6 +85,11 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
     ErrorCode.SYMLINK_ESCAPE: ErrorDoc(
         "The path, or one of its parent folders, is a symbolic link whose target lies outside the workspace.",
         "Use the file inside the workspace instead; links that leave the workspace are never followed.",
+    ),
+    ErrorCode.PATH_CHANGED: ErrorDoc(
+        "Another process changed the path while the tool used it (a folder on the way became a link or a file), "
+        "so the tool stopped instead of following it; nothing was changed.",
+        "Look at the path again with list_dir; retry once it is stable, or tell the user something is changing it.",
     ),
     ErrorCode.NOT_FOUND: ErrorDoc(
         "Nothing exists at that path.",
@@ -94,9 +103,20 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "The path (or one of its parents) names a file where a directory was expected.",
         "Name a directory, or choose another path.",
     ),
+    ErrorCode.NOT_REGULAR_FILE: ErrorDoc(
+        "The path names a FIFO, device or socket (or a link to one), not a regular file; it is never opened for "
+        "reading, because reading it could hang or never end.",
+        "Only regular files can be read with these tools; tell the user if they expected a normal file there.",
+    ),
     ErrorCode.PROTECTED_PATH: ErrorDoc(
-        "The path is the workspace root or lies inside `.git/`, which tools never change or delete.",
-        "Change files elsewhere; use run_command with git for repository operations.",
+        "The path is the workspace root, lies inside `.git/` (hooks and config included) or inside `.sneakycode/` "
+        "(SneakyCode's own settings and rules), which tools never change or delete; reading them is allowed.",
+        "Change files elsewhere; use run_command with git for repository operations, and ask the user to edit "
+        ".sneakycode/ themselves.",
+    ),
+    ErrorCode.READ_ONLY_FILE: ErrorDoc(
+        "The file is read-only (it has no write permission, for example mode 0444), so it is not replaced.",
+        "Leave it as it is, or tell the user; they can make it writable (chmod u+w) if the change is wanted.",
     ),
     ErrorCode.BINARY_FILE: ErrorDoc(
         "The file is not text (it has NUL bytes or is not valid UTF-8/UTF-16); its size is given.",

@@ -14,6 +14,7 @@ from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.cli.startup import AgentSession, open_agent_session
 from sneakycode.config import load_settings
 from sneakycode.errors import ConfigError
+from sneakycode.session.folders import new_session
 from sneakycode.session.transcript import TRANSCRIPT, load_transcript
 from sneakycode.tools.context import open_tool_context
 from tests.agent.test_loop import Approver, Events, ScriptedModel, finish, reply, tc
@@ -127,3 +128,10 @@ def test_sessions_command_lists_this_workspaces_sessions(ws: Path) -> None:
     line = next(line for line in listed.stdout.splitlines() if line.startswith(session.ctx.session_id))
     assert "answered" in line and "Explain the parser module" in line
     assert "--resume ID" in listed.stdout
+
+
+def test_a_state_folder_that_cannot_hold_sessions_is_a_config_error(tmp_path: Path) -> None:
+    """Hardening class 9: a file where the sessions folder should be gave a traceback at session start."""
+    (tmp_path / "sessions").write_text("")
+    with pytest.raises(ConfigError, match=f"the state folder {tmp_path / 'sessions'} cannot be used"):
+        new_session(tmp_path, tmp_path)

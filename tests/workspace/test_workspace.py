@@ -9,6 +9,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -196,7 +197,7 @@ def test_failed_rename_is_io_error_and_leaves_old_file_and_no_temp(
     (ws / "f.txt").write_text("old")
     tf = wsp.read_text("f.txt")
 
-    def disk_full(src: str, dst: str) -> None:
+    def disk_full(src: str, dst: str, **dir_fds: int) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", disk_full)
@@ -265,3 +266,102 @@ def test_writer_killed_mid_write_leaves_old_file_whole(ws: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert (ws / "data.txt").read_bytes() == original
+
+
+# ---- hardening ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def swapped_after_check(wsp: Workspace, ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every path is checked as it is, then `sub/` is swapped for a link to outside/ before it is used: the
+    race of hardening class 4, made to happen every time."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.txt").write_text("outside")
+    (ws / "sub").mkdir()
+    (ws / "sub" / "f.txt").write_text("inside")
+    checked = Workspace.resolve
+
+    def resolve_then_swap(self: Workspace, user_path: str, *, must_exist: bool = False) -> Path:
+        real = checked(self, user_path, must_exist=must_exist)
+        if (ws / "sub").is_dir() and not (ws / "sub").is_symlink():
+            (ws / "sub").rename(ws / "sub.moved")
+            (ws / "sub").symlink_to(outside)
+        return real
+
+    monkeypatch.setattr(Workspace, "resolve", resolve_then_swap)
+    return outside
+
+
+@pytest.mark.parametrize(
+    "act",
+    [
+        lambda w: w.write_text("sub/f.txt", "mine"),
+        lambda w: w.write_text("sub/new/deeper.txt", "mine"),
+        lambda w: w.delete_file("sub/f.txt"),
+        lambda w: w.make_dirs("sub/made"),
+        lambda w: w.read_text("sub/f.txt"),
+    ],
+    ids=["replace", "create", "delete", "mkdir", "read"],
+)
+def test_a_folder_swapped_for_a_link_after_the_check_stops_the_tool(
+    wsp: Workspace, swapped_after_check: Path, act: Any
+) -> None:
+    """Hardening class 4: only read_file re-checked the opened file; a write, delete or mkdir followed the
+    swapped link outside. Now every one acts through folder descriptors and stops with path_changed."""
+    with pytest.raises(ToolError) as exc:
+        act(wsp)
+    assert code_of(exc) == ErrorCode.PATH_CHANGED and "changed while in use" in exc.value.error
+    assert sorted(os.listdir(swapped_after_check)) == ["f.txt"]
+    assert (swapped_after_check / "f.txt").read_text() == "outside"
+
+
+def test_reading_a_fifo_is_refused_at_once(wsp: Workspace, ws: Path) -> None:
+    """Hardening class 5: the workspace opened a FIFO and waited for a writer."""
+    os.mkfifo(ws / "pipe")
+    with pytest.raises(ToolError) as exc:
+        wsp.read_text("pipe")
+    assert code_of(exc) == ErrorCode.NOT_REGULAR_FILE
+    with pytest.raises(ToolError) as exc:
+        wsp.write_text("pipe", "x")
+    assert code_of(exc) == ErrorCode.NOT_REGULAR_FILE and "not replaced" in exc.value.error
+
+
+def test_a_read_only_file_is_not_replaced(wsp: Workspace, ws: Path) -> None:
+    """Hardening class 9: write_text renamed a new file over a 0444 one."""
+    (ws / "ro.txt").write_text("keep")
+    (ws / "ro.txt").chmod(0o444)
+    with pytest.raises(ToolError) as exc:
+        wsp.write_text("ro.txt", "new")
+    assert code_of(exc) == ErrorCode.READ_ONLY_FILE and (ws / "ro.txt").read_text() == "keep"
+
+
+def test_sneakycode_and_git_are_protected(wsp: Workspace, ws: Path) -> None:
+    """Hardening class 3: `.sneakycode/` joins the root and `.git/` as paths tools never change."""
+    for path in (".sneakycode/config.toml", ".sneakycode", ".git/hooks/pre-commit", "sub/.git/config"):
+        with pytest.raises(ToolError) as exc:
+            wsp.write_text(path, "x")
+        assert code_of(exc) == ErrorCode.PROTECTED_PATH, path
+    assert not (ws / ".sneakycode").exists() and not (ws / ".git").exists()
+    assert wsp.is_protected(ws.resolve() / ".sneakycode" / "x") and not wsp.is_protected(ws.resolve() / "sneakycode")
+
+
+def test_journal_sees_every_created_folder_and_file(ws: Path) -> None:
+    """The descriptor-based writes keep the undo journal's hooks: each folder and the file, before and after."""
+    seen: list[tuple[str, str]] = []
+
+    class Recorder:
+        def record_before(self, path: Path, action: str, folder: int | None = None) -> None:
+            assert folder is not None
+            seen.append((action, path.relative_to(ws.resolve()).as_posix()))
+
+        def record_after(self, path: Path, folder: int | None = None) -> None:
+            seen.append(("after", path.relative_to(ws.resolve()).as_posix()))
+
+    wsp = Workspace(ws, journal=Recorder())
+    wsp.write_text("a/b/c.txt", "x")
+    wsp.delete_file("a/b/c.txt")
+    assert seen == [
+        ("mkdir", "a"), ("after", "a"), ("mkdir", "a/b"), ("after", "a/b"),
+        ("write", "a/b/c.txt"), ("after", "a/b/c.txt"), ("delete", "a/b/c.txt"), ("after", "a/b/c.txt"),
+    ]

@@ -229,7 +229,7 @@ def _calls_by_id(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[st
             function = call.get("function", {})
             try:
                 arguments = json.loads(function.get("arguments") or "{}")
-            except ValueError:
+            except (ValueError, RecursionError):
                 arguments = {}
             found[call.get("id", "")] = (function.get("name", "?"), arguments if isinstance(arguments, dict) else {})
     return found

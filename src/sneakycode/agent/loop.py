@@ -81,7 +81,11 @@ class Agent:
         self.transcript = transcript
         self.tools = openai_schemas()
         self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
-        system = {"role": "system", "content": build_system_prompt(ctx.workspace) + (RESUMED_NOTE if history else "")}
+        notices: list[str] = []
+        prompt = build_system_prompt(ctx.workspace, notices=notices)
+        for notice in notices:
+            sink.emit({"type": "notice", "message": notice})
+        system = {"role": "system", "content": prompt + (RESUMED_NOTE if history else "")}
         self.history: list[dict[str, Any]] = [system, *(m for m in history or [] if m.get("role") != "system")]
         if repair_history(self.history) and transcript is not None:
             transcript.write("history", messages=self.history, reason="answered calls left without a result")
@@ -349,7 +353,7 @@ class Agent:
 def _canonical(arguments: str) -> str:
     try:
         return json.dumps(json.loads(arguments), sort_keys=True)
-    except ValueError:
+    except (ValueError, RecursionError):  # arguments nested too deep are refused by the registry, not here
         return arguments
 
 

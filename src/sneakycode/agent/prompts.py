@@ -1,13 +1,14 @@
 """The system prompt: the tool conventions in a few lines, plus the project's own instructions.
 
 `AGENTS.md` and `.sneakycode/context.md` at the workspace root are appended, read through the workspace
-guard (so a link that leaves the workspace is not followed), and capped: the prompt is sent on every
-request, and a cut file says so and how to read the rest.
+guard (so a link that leaves the workspace is not followed, and only a regular file is opened: a FIFO
+or a device there is skipped, never waited on), and capped: the prompt is sent on every request, and a cut
+file says so and how to read the rest. A file that exists but cannot be used is skipped with a notice.
 """
 
 from __future__ import annotations
 
-from sneakycode.errors import ToolError
+from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.workspace.files import Workspace
 
 PROJECT_FILES = ("AGENTS.md", ".sneakycode/context.md")
@@ -25,14 +26,19 @@ shows) and be unique.
 - When the task is done, or cannot be done, call finish with a short summary for the user."""
 
 
-def build_system_prompt(workspace: Workspace, max_project_chars: int = MAX_PROJECT_CHARS) -> str:
-    """The base prompt, then each project instruction file that exists, within max_project_chars in total."""
+def build_system_prompt(
+    workspace: Workspace, max_project_chars: int = MAX_PROJECT_CHARS, notices: list[str] | None = None
+) -> str:
+    """The base prompt, then each project instruction file that exists, within max_project_chars in total.
+    Why a file that exists was not used is appended to `notices`, for the user."""
     parts = [BASE_PROMPT]
     budget = max_project_chars
     for name in PROJECT_FILES:
         try:
             text = workspace.read_text(name).text.strip()
-        except ToolError:
+        except ToolError as err:
+            if err.code is not ErrorCode.NOT_FOUND and notices is not None:
+                notices.append(f"{name} was not added to the instructions: {err.error}")
             continue
         if not text:
             continue

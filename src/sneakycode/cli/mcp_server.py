@@ -21,9 +21,9 @@ def run_mcp_command(args: argparse.Namespace) -> int:
 
     try:
         loaded = workspace_settings(args.workspace)
+        ctx = open_tool_context(loaded, kind="mcp")
     except ConfigError as exc:
         return config_error_exit("mcp", exc)
-    ctx = open_tool_context(loaded, kind="mcp")
     anyio.run(_serve, ctx)
     return 0
 

@@ -17,9 +17,10 @@ def run_sessions_command(args: argparse.Namespace) -> int:
     """`sneakycode sessions`: the saved agent sessions of this workspace, oldest first."""
     try:
         loaded = workspace_settings(args.workspace)
+        found = list_sessions(state_dir(loaded.settings), loaded.workspace)
     except ConfigError as exc:
         return config_error_exit("sessions", exc)
-    infos = [s for s in list_sessions(state_dir(loaded.settings), loaded.workspace) if (s.dir / TRANSCRIPT).exists()]
+    infos = [s for s in found if (s.dir / TRANSCRIPT).exists()]
     if not infos:
         print(f"No saved sessions for {loaded.workspace}.")
         return ExitCode.OK

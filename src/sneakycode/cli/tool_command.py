@@ -34,9 +34,9 @@ def run_tool_command(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     try:
         loaded = workspace_settings(args.workspace)
+        gate = Gate(open_tool_context(loaded, kind="tool"))
     except ConfigError as exc:
         return config_error_exit("tool", exc)
-    gate = Gate(open_tool_context(loaded, kind="tool"))
     status = ExitCode.OK
     for index in range(0, len(calls), 2):
         name, raw = calls[index], calls[index + 1]

@@ -35,7 +35,10 @@ def run_undo_command(args: argparse.Namespace) -> int:
             )
             return ExitCode.FAILURE
     else:
-        info = latest_session(states, loaded.workspace, predicate="journal")
+        try:
+            info = latest_session(states, loaded.workspace, predicate="journal")
+        except ConfigError as exc:
+            return config_error_exit("undo", exc)
         if info is None:
             print(f"Nothing to undo: no session has changed files in {loaded.workspace}.")
             return ExitCode.OK

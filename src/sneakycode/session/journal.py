@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from sneakycode.regular_files import NotRegularFile, open_regular
 from sneakycode.workspace.files import atomic_write_bytes
 from sneakycode.workspace.textfiles import sha256_bytes
 
@@ -45,20 +46,29 @@ class PathState:
 ABSENT = PathState("absent")
 
 
-def capture(path: Path) -> tuple[PathState, bytes | None]:
-    """The state of `path` now, and its bytes when it is a regular file."""
+def capture(path: Path, folder: int | None = None) -> tuple[PathState, bytes | None]:
+    """The state of `path` now, and its bytes when it is a regular file. With `folder` (a descriptor of the
+    path's folder, as the workspace reached it) the entry is looked up in that folder, so what is recorded
+    is what the tool acts on even if a folder on the path is swapped meanwhile."""
+    where: str | Path = path.name if folder is not None else path
     try:
-        info = path.lstat()
+        info = os.stat(where, dir_fd=folder, follow_symlinks=False)
     except FileNotFoundError:
         return ABSENT, None
     mode = stat.S_IMODE(info.st_mode)
     if stat.S_ISLNK(info.st_mode):
-        return PathState("link", mode, target=os.readlink(path)), None
+        return PathState("link", mode, target=os.readlink(where, dir_fd=folder)), None
     if stat.S_ISDIR(info.st_mode):
         return PathState("dir", mode), None
     if not stat.S_ISREG(info.st_mode):
         return PathState("other", mode), None
-    data = path.read_bytes()
+    try:
+        # Opened as a regular file only: one swapped for a FIFO since the lstat must not hang the journal.
+        fh, _ = open_regular(where, dir_fd=folder, follow_symlinks=False)
+    except NotRegularFile:
+        return PathState("other", mode), None
+    with fh:
+        data = fh.read()
     return PathState("file", mode, sha256_bytes(data)), data
 
 
@@ -86,22 +96,22 @@ class Journal:
         self._next = max((entry.seq for entry in self.entries()), default=-1) + 1
         self._pending: dict[Path, int] = {}
 
-    def record_before(self, path: Path, action: str) -> None:
+    def record_before(self, path: Path, action: str, folder: int | None = None) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         seq = self._next
         self._next += 1
-        state, data = capture(path)
+        state, data = capture(path, folder)
         if data is not None:
             atomic_write_bytes(self.folder / f"{seq:06d}.bin", data, 0o600)
         meta = {"seq": seq, "path": str(path), "action": action, "time": time.time(), "before": asdict(state)}
         atomic_write_bytes(self.folder / f"{seq:06d}.json", json.dumps(meta).encode(), 0o600)
         self._pending[path] = seq
 
-    def record_after(self, path: Path) -> None:
+    def record_after(self, path: Path, folder: int | None = None) -> None:
         seq = self._pending.pop(path, None)
         if seq is None:
             return
-        state, _ = capture(path)
+        state, _ = capture(path, folder)
         atomic_write_bytes(self.folder / f"{seq:06d}.after.json", json.dumps(asdict(state)).encode(), 0o600)
 
     def mark_undone(self, seq: int) -> None:

@@ -78,7 +78,8 @@ def checkpoint() -> None:
 
 
 def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: SessionInfo | None = None) -> ToolContext:
-    """A fresh session (or the given one) over the configured workspace."""
+    """A fresh session (or the given one) over the configured workspace; a ConfigError naming the state
+    folder when it cannot hold the session (the run cannot start, as with any setting that does not work)."""
     settings = loaded.settings
     info = session or new_session(state_dir(settings), loaded.workspace, kind=kind)
     workspace = Workspace(

@@ -19,6 +19,8 @@ from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from sneakycode.tools.context import start_budget
 
+MAX_ARGUMENT_DEPTH = 32
+
 # Modules in the order their tools are offered to the model.
 TOOL_MODULES = (
     "sneakycode.tools.read",
@@ -61,22 +63,50 @@ def openai_schemas() -> list[dict[str, Any]]:
 
 
 def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:
-    """JSON text (or an already-parsed dict) to a dict; a parse error names the position."""
+    """JSON text (or an already-parsed dict) to a dict; a parse error names the position. Arguments nested
+    deeper than MAX_ARGUMENT_DEPTH are refused: no tool takes them, and deeper structures would exhaust
+    Python's recursion limit in whatever walks them next (validation, the transcript)."""
     if raw is None or raw == "":
         return {}
     if isinstance(raw, dict):
-        return raw
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise ToolError(
-            ErrorCode.INVALID_ARGUMENTS,
-            f"the arguments are not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-            detail=f"Received: {raw[:300]}",
-        ) from None
+        value: Any = raw
+    else:
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ToolError(
+                ErrorCode.INVALID_ARGUMENTS,
+                f"the arguments are not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                detail=f"Received: {raw[:300]}",
+            ) from None
+        except RecursionError:
+            raise _too_deep() from None
     if not isinstance(value, dict):
         raise ToolError(ErrorCode.INVALID_ARGUMENTS, f"the arguments must be a JSON object, got {type(value).__name__}")
+    if _depth(value) > MAX_ARGUMENT_DEPTH:
+        raise _too_deep()
     return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply lists and objects nest in `value`, counted without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level)
+            if level <= MAX_ARGUMENT_DEPTH:
+                stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def _too_deep() -> ToolError:
+    return ToolError(
+        ErrorCode.INVALID_ARGUMENTS,
+        f"the arguments nest lists or objects more than {MAX_ARGUMENT_DEPTH} levels deep",
+        hint="Send the tool's parameters as a flat JSON object, as its schema describes.",
+    )
 
 
 def describe_validation_error(exc: ValidationError) -> str:
@@ -125,6 +155,10 @@ def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
         result = found.func(args, ctx)
     except ToolError as err:
         result = ToolResult.from_error(err)
+    except OSError as exc:
+        # A refusal by the system that the tool did not foresee (the path changed under it, say) is still an
+        # io_error for the model, not a traceback that ends `sneakycode tool` or an MCP request.
+        result = ToolResult.fail(ErrorCode.IO_ERROR, f"{found.name}: {exc.strerror or exc}")
     return cap_result(result, ctx.settings.max_output_bytes)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
@@ -29,9 +31,10 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     real = ws.resolve(args.file_path)
     shown = ws.display(real)
     new_lines = len(split_lines(args.content))
-    if real.is_dir():
+    if os.path.isdir(real):
         raise ToolError(ErrorCode.IS_DIRECTORY, f"{args.file_path!r} is a directory; give a file path")
-    if not real.exists():
+    ws.require_unprotected(real, args.file_path)
+    if not os.path.lexists(real):
         ws.write_text(args.file_path, args.content)
         return ToolResult.ok(message=f"Created {shown} ({new_lines} lines).", created=True, lines=new_lines)
     current = ws.require_fresh(args.file_path, real)
@@ -62,11 +65,10 @@ def make_dir(args: MakeDirArgs, ctx: ToolContext) -> ToolResult:
     ws = ctx.workspace
     real = ws.resolve(args.directory_path)
     shown = ws.display(real)
-    if real.is_dir():
+    if os.path.isdir(real):
         return ToolResult.ok(message=f"{shown}/ already exists; nothing was created.", created=False)
-    ws.require_unprotected(real, args.directory_path)
-    ws.make_parents(real, args.directory_path)
-    ws.make_dir(real, args.directory_path)
+    if not ws.make_dirs(args.directory_path):
+        return ToolResult.ok(message=f"{shown}/ already exists; nothing was created.", created=False)
     return ToolResult.ok(message=f"Created directory {shown}/.", created=True)
 
 
@@ -81,7 +83,7 @@ class DeleteFileArgs(ToolArgs):
     example={"file_path": "app/utils/deprecated.py"},
 )
 def delete_file(args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
-    """Delete one file (not a directory, nothing in .git/). A link is removed, not its target."""
+    """Delete one file (not a directory, nothing in .git/ or .sneakycode/). A link is removed, not its target."""
     ws = ctx.workspace
     removed, size = ws.delete_file(args.file_path)
     return ToolResult.ok(message=f"Deleted {ws.display(removed)} ({size} bytes).", deleted=ws.display(removed))

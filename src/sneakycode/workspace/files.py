@@ -1,74 +1,53 @@
 """The only place that turns a model-supplied path into a real file, and the only place that writes files.
 
 Containment is decided on real paths (symlinks resolved) right before each use, never by string prefix:
-`/work/proj-other` is not inside `/work/proj`. Text is decoded on reading and written back in the same
-format (textfiles.py: encoding, BOM and line-ending style are kept). Writes go to a temporary
-file in the same folder, are fsynced and renamed over the target, so a crash leaves the old file whole.
-The read ledger remembers what the model last saw of each file, so edits of unseen or changed files are
-refused; the mutation journal (when set) is told about every change before it happens, for undo.
+`/work/proj-other` is not inside `/work/proj`. Then the file is used through folder descriptors reached
+from the root without following links (anchored.py), so a folder swapped for a link to outside in between
+stops the tool instead of redirecting it. Only regular files are opened for reading, without blocking
+(a FIFO or a device is refused, not waited on), and never more than the size limit is read. Text is
+decoded on reading and written back in the same format (textfiles.py: encoding, BOM and line-ending style
+are kept). Writes go to a temporary file in the same folder, are fsynced and renamed over the target, so a
+crash leaves the old file whole. The read ledger remembers what the model last saw of each file, so edits
+of unseen or changed files are refused; the mutation journal (when set) is told about every change before
+it happens, for undo. The root, `.git/` and `.sneakycode/` are never changed (protected.py).
 """
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
-from contextlib import suppress
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import BinaryIO
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.workspace.paths import contains, locate
+from sneakycode.regular_files import NotRegularFile, kind_of, open_regular
+from sneakycode.workspace.anchored import (
+    NEW_FILE_MODE,
+    PathChanged,
+    atomic_write_bytes,
+    lstat_at,
+    open_folder,
+    write_at,
+)
+from sneakycode.workspace.ledger import LedgerEntry, MutationJournal, ReadLedger
+from sneakycode.workspace.near_misses import near_misses
+from sneakycode.workspace.paths import contains, escaped, locate, written_problem
+from sneakycode.workspace.protected import protection
 from sneakycode.workspace.textfiles import TextFile, TextFormat, decode_text, encode_text, sha256_bytes, short_diff
 
-_NEAR_MISS_WALK_LIMIT = 5000
-_SKIP_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__", ".mypy_cache", ".pytest_cache"})
-
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-_UMASK = _current_umask()
-
-
-class MutationJournal(Protocol):
-    """Told about every mutation before it happens, so it can be undone, and after it succeeded, so undo can
-    tell whether anything else changed the path since."""
-
-    def record_before(self, path: Path, action: str) -> None: ...
-
-    def record_after(self, path: Path) -> None: ...
+__all__ = ["LedgerEntry", "MutationJournal", "OpenFile", "ReadLedger", "Workspace", "atomic_write_bytes"]
 
 
 @dataclass
-class LedgerEntry:
-    sha256: str
-    text: str
+class OpenFile:
+    """A regular file opened for reading through its checked folder: the handle, its fstat and real path."""
 
-
-@dataclass
-class ReadLedger:
-    """What the model last saw of each file (by real path): the bytes' hash and the decoded text."""
-
-    entries: dict[Path, LedgerEntry] = field(default_factory=dict)
-
-    def record(self, tf: TextFile) -> None:
-        self.entries[tf.path] = LedgerEntry(tf.sha256, tf.text)
-
-    def forget(self, path: Path) -> None:
-        self.entries.pop(path, None)
-
-    def clear(self) -> None:
-        self.entries.clear()
-
-    def has_read(self, path: Path) -> bool:
-        return path in self.entries
+    fh: BinaryIO
+    info: os.stat_result
+    path: Path
 
 
 class Workspace:
@@ -89,29 +68,39 @@ class Workspace:
     # ---- paths -------------------------------------------------------------------------------------
 
     def display(self, path: Path) -> str:
-        """The path as the model should write it: relative to the root, with `/`."""
+        """The path as the model should write it: relative to the root, with `/`; bytes that are not UTF-8
+        shown escaped (`bad\\xff.txt`)."""
         try:
             rel = path.relative_to(self.root)
         except ValueError:
-            return str(path)
-        return rel.as_posix() or "."
+            return escaped(str(path))
+        return escaped(rel.as_posix() or ".")
 
     def contains(self, path: Path) -> bool:
         """True when `path` (already absolute and normalised) is the root or below it."""
         return contains(self.root, path)
 
-    def resolve(self, user_path: str, *, must_exist: bool = False) -> Path:
-        """The real, contained path for a model-supplied path, or a ToolError saying exactly why not."""
+    def check_written(self, user_path: str) -> None:
+        """Refuse what no file system can use, before anything looks at the disk."""
         if not user_path or not user_path.strip():
             raise ToolError(ErrorCode.INVALID_PATH, "the path is empty")
         if "\x00" in user_path:
-            raise ToolError(ErrorCode.INVALID_PATH, f"the path {user_path!r} contains a NUL byte")
+            raise ToolError(ErrorCode.INVALID_PATH, f"the path {_short(user_path)} contains a NUL byte")
         if user_path.startswith("~"):
             raise ToolError(
                 ErrorCode.INVALID_PATH,
                 f"the path {user_path!r} starts with '~'; home folders are not expanded and lie outside the workspace",
             )
+        problem = written_problem(user_path, Path(os.path.normpath(self.root / user_path)))
+        if problem is not None:
+            raise ToolError(problem.code, f"the path {_short(user_path)} {problem.text}")
+
+    def resolve(self, user_path: str, *, must_exist: bool = False) -> Path:
+        """The real, contained path for a model-supplied path, or a ToolError saying exactly why not."""
+        self.check_written(user_path)
         located = locate(self.root, user_path)
+        if located.problem is not None:
+            raise ToolError(located.problem.code, f"the path {_short(user_path)} {located.problem.text}")
         lexical, real = located.lexical, located.real
         if located.written is None and not located.real_inside:
             raise ToolError(
@@ -133,93 +122,103 @@ class Workspace:
         return ToolError(ErrorCode.NOT_FOUND, f"{user_path!r} does not exist", detail=detail)
 
     def near_misses(self, missing: Path, limit: int = 3) -> list[str]:
-        """Up to `limit` existing paths that look like the missing one: similar names in the nearest existing
-        parent folder first, then files of the same name elsewhere in the tree."""
-        found: list[str] = []
-        parent = missing.parent
-        while not parent.is_dir() and self.contains(parent) and parent != self.root:
-            parent = parent.parent
-        if parent.is_dir() and self.contains(parent):
-            try:
-                names = [entry.name for entry in os.scandir(parent)]
-            except OSError:
-                names = []
-            for name in difflib.get_close_matches(missing.name, names, n=limit, cutoff=0.6):
-                found.append(self.display(parent / name))
-        for path in self._walk_files(limit=_NEAR_MISS_WALK_LIMIT):
-            if len(found) >= limit:
-                break
-            if path.name == missing.name and self.display(path) not in found:
-                found.append(self.display(path))
-        return found[:limit]
-
-    def _walk_files(self, limit: int) -> Iterator[Path]:
-        seen = 0
-        stack = [self.root]
-        while stack and seen < limit:
-            folder = stack.pop()
-            try:
-                entries = sorted(os.scandir(folder), key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in entries:
-                seen += 1
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in _SKIP_DIRS:
-                        stack.append(Path(entry.path))
-                else:
-                    yield Path(entry.path)
+        """Up to `limit` existing paths that look like the missing one (see near_misses.py)."""
+        return [self.display(path) for path in near_misses(self.root, missing, limit)]
 
     def is_protected(self, real: Path) -> bool:
-        """The root itself and anything under .git/ are never changed or deleted by tools."""
-        if real == self.root:
-            return True
-        return ".git" in real.relative_to(self.root).parts
+        """The root itself and anything under .git/ or .sneakycode/ are never changed or deleted by tools."""
+        return protection(self.root, real, "") is not None
 
     def require_unprotected(self, real: Path, user_path: str) -> None:
-        if self.is_protected(real):
-            what = "the workspace root" if real == self.root else "inside .git/"
-            raise ToolError(ErrorCode.PROTECTED_PATH, f"{user_path!r} is {what}, which tools never change")
+        refusal = protection(self.root, real, user_path)
+        if refusal is not None:
+            raise refusal
+
+    # ---- folders, reached without following links --------------------------------------------------
+
+    def _open_folder(self, folder: Path, user_path: str, *, create: bool = False) -> int:
+        """A descriptor of `folder` (a real path inside the root), its missing parts created (and journalled)
+        when `create`; a ToolError when a part is a file, became a link, or cannot be reached."""
+        parts = folder.relative_to(self.root).parts
+
+        def make(dir_fd: int, index: int) -> None:
+            self._mkdir_at(dir_fd, self.root.joinpath(*parts[: index + 1]))
+
+        try:
+            return open_folder(self.root, parts, make if create else None)
+        except PathChanged as exc:
+            raise ToolError(
+                ErrorCode.PATH_CHANGED,
+                f"{user_path!r} changed while in use: {escaped(exc.component)!r} was a folder and is not one "
+                "now (a symbolic link is not followed)",
+            ) from None
+        except NotADirectoryError as exc:
+            verb = "created" if create else "reached"
+            raise ToolError(
+                ErrorCode.NOT_A_DIRECTORY,
+                f"{escaped(str(exc.filename))!r} is a file, so {user_path!r} cannot be {verb}",
+            ) from None
+        except FileNotFoundError:
+            raise self.not_found(user_path, folder) from None
+        except OSError as exc:
+            raise _io_error(user_path, exc) from None
+
+    def _mkdir_at(self, dir_fd: int, real: Path) -> None:
+        if self.journal is not None:
+            self.journal.record_before(real, "mkdir", dir_fd)
+        os.mkdir(real.name, dir_fd=dir_fd)
+        if self.journal is not None:
+            self.journal.record_after(real, dir_fd)
 
     # ---- reading -----------------------------------------------------------------------------------
 
+    def open_file(self, user_path: str) -> OpenFile:
+        """A regular file inside the workspace, opened for reading (never blocking); the caller closes it."""
+        real = self.resolve(user_path, must_exist=True)
+        if real == self.root:
+            raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
+        with closing_fd(self._open_folder(real.parent, user_path)) as folder:
+            try:
+                fh, info = open_regular(real.name, dir_fd=folder, follow_symlinks=False)
+            except NotRegularFile as exc:
+                raise _not_regular(user_path, exc.kind) from None
+            except FileNotFoundError:
+                raise self.not_found(user_path, real) from None
+            except OSError as exc:
+                raise _io_error(user_path, exc) from None
+        return OpenFile(fh, info, real)
+
     def read_text(self, user_path: str) -> TextFile:
         """Read and decode a text file inside the workspace (size and binary checks included)."""
-        real = self.resolve(user_path, must_exist=True)
-        if real.is_dir():
-            raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
-        try:
-            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW)
-        except OSError as exc:
-            raise _io_error(user_path, exc) from None
-        with os.fdopen(fd, "rb") as fh:
-            # Re-check containment on the opened file itself: a link swapped in after resolve() is caught.
-            opened = Path(os.path.realpath(f"/proc/self/fd/{fd}")) if os.path.exists("/proc/self/fd") else real
-            if not self.contains(opened):
-                raise ToolError(ErrorCode.SYMLINK_ESCAPE, f"{user_path!r} now points outside the workspace")
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise ToolError(ErrorCode.IO_ERROR, f"{user_path!r} is not a regular file")
-            if info.st_size > self.max_file_size_bytes:
-                raise ToolError(
-                    ErrorCode.FILE_TOO_LARGE,
-                    f"{user_path!r} is {info.st_size} bytes, over the limit of {self.max_file_size_bytes} bytes",
-                )
-            raw = fh.read(self.max_file_size_bytes + 1)
+        opened = self.open_file(user_path)
+        with opened.fh:
+            if opened.info.st_size > self.max_file_size_bytes:
+                raise self._too_large(user_path, opened.info.st_size)
+            raw = opened.fh.read(self.max_file_size_bytes + 1)
+        if len(raw) > self.max_file_size_bytes:
+            raise self._too_large(user_path, len(raw))
         text, fmt = decode_text(raw, repr(user_path))
         return TextFile(
-            path=real,
+            path=opened.path,
             text=text,
             encoding=fmt.encoding,
             bom=fmt.bom,
             newline=fmt.newline,
-            mode=stat.S_IMODE(info.st_mode),
+            mode=stat.S_IMODE(opened.info.st_mode),
             sha256=sha256_bytes(raw),
             size=len(raw),
         )
 
+    def _too_large(self, user_path: str, size: int) -> ToolError:
+        return ToolError(
+            ErrorCode.FILE_TOO_LARGE,
+            f"{user_path!r} is {size} bytes, over the limit of {self.max_file_size_bytes} bytes",
+        )
+
     def require_fresh(self, user_path: str, real: Path) -> TextFile:
-        """The file's current content, provided the model read it and nothing changed it since."""
+        """The file's current content, provided it may be changed at all (not protected, not read-only), the
+        model read it, and nothing changed it since."""
+        self.require_unprotected(real, user_path)
         entry = self.ledger.entries.get(real)
         if entry is None:
             raise ToolError(ErrorCode.NOT_READ, f"{user_path!r} has not been read in this session")
@@ -230,6 +229,8 @@ class Workspace:
                 f"{user_path!r} changed on disk since it was last read",
                 detail=short_diff(entry.text, current.text, self.display(real)),
             )
+        if not current.mode & 0o222:
+            raise _read_only(user_path, current.mode)
         return current
 
     # ---- writing -----------------------------------------------------------------------------------
@@ -255,112 +256,120 @@ class Workspace:
                 ErrorCode.FILE_TOO_LARGE,
                 f"the new content is {len(data)} bytes, over the limit of {self.max_file_size_bytes} bytes",
             )
-        mode = like.mode if like else None
-        if mode is None and real.exists():
-            mode = stat.S_IMODE(real.stat().st_mode)
-        self.make_parents(real, user_path)
-        if self.journal is not None:
-            self.journal.record_before(real, "write")
-        try:
-            atomic_write_bytes(real, data, mode)
-        except OSError as exc:
-            raise _io_error(user_path, exc) from None
-        if self.journal is not None:
-            self.journal.record_after(real)
+        with closing_fd(self._open_folder(real.parent, user_path, create=True)) as folder:
+            mode = self._replaceable_mode(folder, real, user_path)
+            if like is not None:
+                mode = like.mode
+            if self.journal is not None:
+                self.journal.record_before(real, "write", folder)
+            try:
+                write_at(folder, real.name, data, mode if mode is not None else NEW_FILE_MODE)
+            except OSError as exc:
+                raise _io_error(user_path, exc) from None
+            if self.journal is not None:
+                self.journal.record_after(real, folder)
         written = TextFile(
             path=real,
             text=text,
             encoding=fmt.encoding,
             bom=fmt.bom,
             newline=fmt.newline,
-            mode=mode if mode is not None else 0o666 & ~_UMASK,
+            mode=mode if mode is not None else NEW_FILE_MODE,
             sha256=sha256_bytes(data),
             size=len(data),
         )
         self.ledger.record(written)
         return written
 
-    def make_parents(self, real: Path, user_path: str) -> None:
-        """Create the missing parent folders of `real` (each one journalled), refusing files in the way."""
-        missing: list[Path] = []
-        parent = real.parent
-        while not parent.exists():
-            missing.append(parent)
-            parent = parent.parent
-        if not parent.is_dir():
-            raise ToolError(
-                ErrorCode.NOT_A_DIRECTORY, f"{self.display(parent)!r} is a file, so {user_path!r} cannot be created"
-            )
-        for folder in reversed(missing):
-            self.make_dir(folder, user_path)
-
-    def make_dir(self, real: Path, user_path: str) -> bool:
-        """Create one folder (parents must exist); False when it already existed."""
-        if real.is_dir():
-            return False
-        if real.exists():
-            raise ToolError(ErrorCode.NOT_A_DIRECTORY, f"{self.display(real)!r} exists and is a file")
-        if self.journal is not None:
-            self.journal.record_before(real, "mkdir")
+    def _replaceable_mode(self, folder: int, real: Path, user_path: str) -> int | None:
+        """The mode of the file about to be replaced (None when there is none), or why it must stay."""
         try:
-            real.mkdir()
+            info = lstat_at(folder, real.name)
         except OSError as exc:
             raise _io_error(user_path, exc) from None
-        if self.journal is not None:
-            self.journal.record_after(real)
-        return True
+        if info is None:
+            return None
+        if stat.S_ISDIR(info.st_mode):
+            raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory; give a file path")
+        if stat.S_ISLNK(info.st_mode):
+            raise ToolError(
+                ErrorCode.PATH_CHANGED, f"{user_path!r} changed while in use: it is now a symbolic link"
+            )
+        if not stat.S_ISREG(info.st_mode):
+            raise _not_regular(user_path, kind_of(info.st_mode), "replaced")
+        mode = stat.S_IMODE(info.st_mode)
+        if not mode & 0o222 or not os.access(real.name, os.W_OK, dir_fd=folder):
+            raise _read_only(user_path, mode)
+        return mode
+
+    def make_dirs(self, user_path: str) -> bool:
+        """`mkdir -p` inside the workspace, each created folder journalled; False when it already existed."""
+        real = self.resolve(user_path)
+        self.require_unprotected(real, user_path)
+        existed = os.path.isdir(real)
+        with closing_fd(self._open_folder(real, user_path, create=True)):
+            pass
+        return not existed
 
     def delete_file(self, user_path: str) -> tuple[Path, int]:
         """Delete one file. A symbolic link is removed itself, never its target."""
-        link = self._link_entry(user_path)
-        real = link if link is not None else self.resolve(user_path, must_exist=True)
-        self.require_unprotected(real, user_path)
-        if link is None and real.is_dir():
+        self.check_written(user_path)
+        folder_path, name = os.path.split(os.path.normpath(user_path))
+        if name in ("", ".", ".."):
+            real = self.resolve(user_path, must_exist=True)
+            self.require_unprotected(real, user_path)
             raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory; delete_file removes files only")
-        size = real.lstat().st_size
-        if self.journal is not None:
-            self.journal.record_before(real, "delete")
-        try:
-            real.unlink()
-        except OSError as exc:
-            raise _io_error(user_path, exc) from None
-        if self.journal is not None:
-            self.journal.record_after(real)
+        real = self.resolve(folder_path or ".") / name
+        self.require_unprotected(real, user_path)
+        with closing_fd(self._open_folder(real.parent, user_path)) as folder:
+            info = lstat_at(folder, name)
+            if info is None:
+                raise self.not_found(user_path, real)
+            if stat.S_ISDIR(info.st_mode):
+                raise ToolError(
+                    ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory; delete_file removes files only"
+                )
+            if self.journal is not None:
+                self.journal.record_before(real, "delete", folder)
+            try:
+                os.unlink(name, dir_fd=folder)
+            except OSError as exc:
+                raise _io_error(user_path, exc) from None
+            if self.journal is not None:
+                self.journal.record_after(real, folder)
         self.ledger.forget(real)
-        return real, size
-
-    def _link_entry(self, user_path: str) -> Path | None:
-        """The contained path of `user_path` itself when it is a symbolic link (its folder resolved), else None."""
-        parent_user = os.path.dirname(user_path.rstrip("/")) or "."
-        lexical = self.resolve(parent_user) / os.path.basename(user_path.rstrip("/"))
-        return lexical if lexical.is_symlink() and self.contains(lexical) else None
+        return real, info.st_size
 
 
-def atomic_write_bytes(path: Path, data: bytes, mode: int | None) -> None:
-    """Write `data` to `path` so that readers see the old bytes or the new, never a mix.
-
-    Temp file in the same folder (same filesystem, so rename is atomic), fsync, chmod, rename, fsync folder.
-    """
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".sneakycode-tmp", dir=path.parent)
+@contextmanager
+def closing_fd(fd: int) -> Iterator[int]:
+    """`with closing_fd(os.open(...)) as fd:` closes the descriptor however the block ends."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode if mode is not None else 0o666 & ~_UMASK)
-        os.replace(tmp, path)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp)
-        raise
-    with suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        yield fd
+    finally:
+        os.close(fd)
 
+
+def _not_regular(user_path: str, kind: str, verb: str = "read") -> ToolError:
+    if kind == "a folder":
+        return ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
+    if kind == "a symbolic link":
+        return ToolError(ErrorCode.PATH_CHANGED, f"{user_path!r} changed while in use: it is now a symbolic link")
+    return ToolError(ErrorCode.NOT_REGULAR_FILE, f"{user_path!r} is {kind}, not a regular file, so it is not {verb}")
+
+
+def _read_only(user_path: str, mode: int) -> ToolError:
+    return ToolError(
+        ErrorCode.READ_ONLY_FILE,
+        f"{user_path!r} is read-only (mode {mode:04o}), so it is not replaced",
+    )
+
+
+def _short(user_path: str) -> str:
+    shown = repr(user_path)
+    return shown if len(shown) <= 120 else f"{shown[:100]}...' ({len(user_path)} characters)"
 
 
 def _io_error(user_path: str, exc: OSError) -> ToolError:
-    return ToolError(ErrorCode.IO_ERROR, f"{user_path!r}: {exc.strerror or exc}")
+    return ToolError(ErrorCode.IO_ERROR, f"{_short(user_path)}: {exc.strerror or exc}")
+

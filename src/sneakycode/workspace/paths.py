@@ -4,13 +4,27 @@ The one home of containment: `Workspace.resolve` (tools), the permission rules' 
 policy's redirection targets all ask `locate`, so they cannot drift. Containment is decided on whole path
 components (`/work/proj-other` is not inside `/work/proj`), on the path as written and on its real path
 (symlinks resolved); a path through an alias of the root (a symlinked checkout) is as inside as the root.
+
+`locate` never raises, whatever it is given: a path that cannot be used at all (a NUL byte, a name over
+NAME_MAX, a path over PATH_MAX, a loop of links, a folder on the way that cannot be searched) comes back
+with its `problem` set, so the permission gate can still decide on the written form and the tool refuses
+it with a coded error instead of a traceback.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
+
+from sneakycode.errors import ErrorCode
+
+# Linux's limits (<linux/limits.h>); file systems with longer names are not what tools are used on.
+NAME_MAX = 255
+PATH_MAX = 4096
 
 
 def contains(root: Path, path: Path) -> bool:
@@ -18,23 +32,100 @@ def contains(root: Path, path: Path) -> bool:
     return os.path.commonpath([root, path]) == str(root)
 
 
+class PathProblem(NamedTuple):
+    """Why a path cannot be used: the error code and the rest of a sentence that starts with the path."""
+
+    code: ErrorCode
+    text: str
+
+
 @dataclass(frozen=True)
 class Located:
     """`lexical` is normalised without following links; `real` follows them; `written` is the path below the
-    root as written (through an alias of the root too), or None when it is written outside the root."""
+    root as written (through an alias of the root too), or None when it is written outside the root.
+    `problem` is set when the path cannot be used at all; `real` is then `lexical` or as far as it resolved."""
 
     lexical: Path
     real: Path
     written: str | None
     real_inside: bool
+    problem: PathProblem | None = None
 
 
 def locate(root: Path, value: str) -> Located:
     """Where `value` (relative to `root`, or absolute) points. `root` must be a real path."""
     given = Path(value)
     lexical = Path(os.path.normpath(given if given.is_absolute() else root / given))
-    real = Path(os.path.realpath(lexical))
-    return Located(lexical, real, _written_below(root, lexical), contains(root, real))
+    problem = written_problem(value, lexical)
+    if problem is not None:
+        return Located(lexical, lexical, _lexically_below(root, lexical), False, problem)
+    try:
+        real = Path(os.path.realpath(lexical))
+        written = _written_below(root, lexical)
+    except OSError:
+        # realpath() read a link that another process replaced between its lstat and its readlink.
+        changed = PathProblem(ErrorCode.PATH_CHANGED, "changed while it was being resolved")
+        return Located(lexical, lexical, _lexically_below(root, lexical), False, changed)
+    return Located(lexical, real, written, contains(root, real), _reach_problem(real))
+
+
+def written_problem(value: str, lexical: Path) -> PathProblem | None:
+    """What makes a path unusable as written (`lexical` is its normalised absolute form), before any look
+    at the disk: a NUL byte, text that is no file name, a name or a whole path over the system's limits."""
+    if "\x00" in value:
+        return PathProblem(ErrorCode.INVALID_PATH, "contains a NUL byte")
+    try:
+        encoded = os.fsencode(lexical)
+    except UnicodeEncodeError:
+        return PathProblem(ErrorCode.INVALID_PATH, "is not valid text (it holds an unpaired surrogate)")
+    if len(encoded) >= PATH_MAX:
+        return PathProblem(ErrorCode.INVALID_PATH, f"is {len(encoded)} bytes long, over the limit of {PATH_MAX - 1}")
+    longest = max((len(os.fsencode(part)) for part in lexical.parts), default=0)
+    if longest > NAME_MAX:
+        return PathProblem(ErrorCode.INVALID_PATH, f"has a name of {longest} bytes, over the limit of {NAME_MAX}")
+    return None
+
+
+def escaped(name: str) -> str:
+    """A file name as a person or model can read it: bytes that are not UTF-8 (which Python keeps as lone
+    surrogates) shown as `\\xff` escapes instead of crashing whatever encodes the text later."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return name
+
+
+def _reach_problem(real: Path) -> PathProblem | None:
+    """What stops the resolved path from being reached. realpath() resolves every link it can, so a link
+    still standing at its end is a loop; a missing path is no problem (it is created, or not found)."""
+    try:
+        info = os.lstat(real)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return PathProblem(ErrorCode.INVALID_PATH, "goes through a loop of symbolic links")
+        if exc.errno == errno.ENAMETOOLONG:
+            return PathProblem(ErrorCode.INVALID_PATH, "is longer than the system allows once its links are resolved")
+        if exc.errno == errno.EACCES:
+            return PathProblem(ErrorCode.IO_ERROR, "cannot be reached: a folder on the way may not be searched")
+        return PathProblem(ErrorCode.IO_ERROR, f"cannot be reached: {exc.strerror}")
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            os.stat(real)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return PathProblem(ErrorCode.INVALID_PATH, "goes through a loop of symbolic links")
+        return PathProblem(ErrorCode.PATH_CHANGED, "changed while it was being resolved")
+    return None
+
+
+def _lexically_below(root: Path, lexical: Path) -> str | None:
+    return os.path.relpath(lexical, root) if contains(root, lexical) else None
 
 
 def _written_below(root: Path, lexical: Path) -> str | None:
@@ -50,14 +141,26 @@ def _written_below(root: Path, lexical: Path) -> str | None:
 def path_forms(root: Path, value: str, directory: bool) -> set[str]:
     """The root-relative forms a path argument takes: as written and with links resolved, so a link cannot
     carry a call past a rule. Folders end in `/` so that `build/` patterns match them; a form outside the root
-    starts with `../`, which no workspace pattern matches."""
+    starts with `../`, which no workspace pattern matches. A path that cannot be used is decided on its
+    written form alone (the tool refuses it anyway)."""
     located = locate(root, value)
     written = located.written if located.written is not None else os.path.relpath(located.lexical, root)
+    shapes = [(written, located.lexical)]
+    if located.problem is None:
+        shapes.append((os.path.relpath(located.real, root), located.real))
     forms = set()
-    for relative, path in ((written, located.lexical), (os.path.relpath(located.real, root), located.real)):
-        is_dir = directory or path.is_dir()
+    for relative, path in shapes:
+        is_dir = directory or (located.problem is None and _is_dir(path))
         forms.add(relative + "/" if is_dir and relative != "." else relative)
     return forms
+
+
+def _is_dir(path: Path) -> bool:
+    # The path may change or become unreachable after locate() looked at it; that is no folder.
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 # Places whose contents decide what runs later, outside any sandbox: SneakyCode's own settings and rules,

@@ -53,16 +53,16 @@ def decode_text(raw: bytes, display: str = "file") -> tuple[str, TextFormat]:
             try:
                 text = raw[len(mark) :].decode(encoding)
             except UnicodeDecodeError:
-                raise _binary(display, len(raw)) from None
+                raise binary_file_error(display, len(raw)) from None
             return _split_newline(text, encoding, bom=True)
     bom = raw.startswith(_UTF8_BOM)
     body = raw[len(_UTF8_BOM) :] if bom else raw
     if b"\x00" in body:
-        raise _binary(display, len(raw))
+        raise binary_file_error(display, len(raw))
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise _binary(display, len(raw)) from None
+        raise binary_file_error(display, len(raw)) from None
     return _split_newline(text, "utf-8", bom=bom)
 
 
@@ -86,7 +86,7 @@ def _bom_for(encoding: str) -> bytes:
     return next(mark for mark, enc in _UTF16_BOMS.items() if enc == encoding)
 
 
-def _binary(display: str, size: int) -> ToolError:
+def binary_file_error(display: str, size: int) -> ToolError:
     return ToolError(
         ErrorCode.BINARY_FILE,
         f"{display} is not a text file ({size} bytes; it has NUL bytes or is not valid UTF-8/UTF-16)",

@@ -40,7 +40,7 @@ def _parse_tagged(content: str) -> tuple[list[ToolCall], str]:
     for match in _TAGGED.finditer(content):
         try:
             call = _call_from(json.loads(match.group(1)))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             call = None
         if call is None:
             return [], content
@@ -57,7 +57,7 @@ def _parse_bare(content: str, known_tools: Collection[str]) -> list[ToolCall]:
         return []
     try:
         value = json.loads(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return []
     objects = value if isinstance(value, list) else [value]
     calls = [_call_from(obj) for obj in objects]

@@ -9,6 +9,10 @@ relative to the ignore file's folder; an ignored folder is not entered. The last
 inside a git repository (a folder holding `.git`) and stop at its root. Ignore files in the parent folders
 of the search root count too, and a root named explicitly is searched even when ignored.
 
+Ignore files come with the repository, so they are read only when they are regular files of at most
+IGNORE_FILE_LIMIT bytes (a FIFO would hang the walk, `/dev/zero` exhaust memory); any other is skipped and
+listed in `Chain.unread`, for the tool to say so.
+
 pathspec is not used: it also matches a path through its parent folders, so the common idiom
 `*` / `!*/` / `!*.py` gives a different answer than git and ripgrep.
 """
@@ -18,11 +22,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 
+from sneakycode.regular_files import NotRegularFile, OverLimit, read_regular
 from sneakycode.tools.search.globs import GlobError, expand_braces, glob_to_regex
 
 IGNORE_KINDS = (".rgignore", ".ignore", ".gitignore")
+IGNORE_FILE_LIMIT = 1 << 20
+_GITDIR_FILE_LIMIT = 4096
 
 
 @dataclass(frozen=True)
@@ -81,11 +89,20 @@ class RuleSet:
         return None
 
 
-def _read_rules(path: str) -> RuleSet | None:
+def _read_rules(path: str, unread: list[tuple[str, str]]) -> RuleSet | None:
+    """The rules of one ignore file; one that exists but is not read is added to `unread` with the reason."""
     try:
-        with open(path, "rb") as fh:
-            text = fh.read().decode("utf-8", errors="replace")
-    except OSError:
+        text = read_regular(path, IGNORE_FILE_LIMIT).decode("utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except NotRegularFile as exc:
+        unread.append((path, f"{exc.kind}, not a regular file"))
+        return None
+    except OverLimit:
+        unread.append((path, f"larger than {IGNORE_FILE_LIMIT} bytes"))
+        return None
+    except OSError as exc:
+        unread.append((path, f"cannot be read: {exc.strerror}"))
         return None
     rules = [rule for line in text.removeprefix("\ufeff").split("\n") if (rule := parse_ignore_line(line))]
     return RuleSet(rules) if rules else None
@@ -96,39 +113,40 @@ def _git_exclude_path(folder: str) -> str | None:
     if os.path.isdir(dot_git):
         return os.path.join(dot_git, "info", "exclude")
     try:
-        with open(dot_git, encoding="utf-8") as fh:
-            first = fh.readline().strip()
+        first = read_regular(dot_git, _GITDIR_FILE_LIMIT).decode("utf-8").split("\n", 1)[0].strip()
     except (OSError, UnicodeDecodeError):
         return None
     if not first.startswith("gitdir:"):
         return None
     git_dir = os.path.join(folder, first[len("gitdir:") :].strip())
-    try:
-        with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as fh:
-            git_dir = os.path.join(git_dir, fh.read().strip())
-    except (OSError, UnicodeDecodeError):
-        pass
+    with suppress(OSError, UnicodeDecodeError):
+        common = read_regular(os.path.join(git_dir, "commondir"), _GITDIR_FILE_LIMIT)
+        git_dir = os.path.join(git_dir, common.decode("utf-8").strip())
     return os.path.join(git_dir, "info", "exclude")
 
 
 @dataclass(frozen=True)
 class Level:
-    """The ignore files of one folder: (.rgignore, .ignore, .gitignore, info/exclude) and whether it holds .git."""
+    """The ignore files of one folder: (.rgignore, .ignore, .gitignore, info/exclude), whether it holds .git,
+    and the ignore files it has that were not read (path, reason)."""
 
     folder: str
     sets: tuple[RuleSet | None, RuleSet | None, RuleSet | None, RuleSet | None]
     has_git: bool
+    unread: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def load(cls, folder: str) -> Level:
-        custom, ignore, git = (_read_rules(os.path.join(folder, name)) for name in IGNORE_KINDS)
+        unread: list[tuple[str, str]] = []
+        custom, ignore, git = (_read_rules(os.path.join(folder, name), unread) for name in IGNORE_KINDS)
         exclude_path = _git_exclude_path(folder)
-        exclude = _read_rules(exclude_path) if exclude_path else None
-        return cls(folder, (custom, ignore, git, exclude), os.path.exists(os.path.join(folder, ".git")))
+        exclude = _read_rules(exclude_path, unread) if exclude_path else None
+        has_git = os.path.exists(os.path.join(folder, ".git"))
+        return cls(folder, (custom, ignore, git, exclude), has_git, tuple(unread))
 
     @property
     def matters(self) -> bool:
-        return self.has_git or any(self.sets)
+        return self.has_git or any(self.sets) or bool(self.unread)
 
 
 @dataclass(frozen=True)
@@ -143,6 +161,11 @@ class Chain:
         if not level.matters:
             return self
         return Chain((*self.levels, level), self.any_git or level.has_git)
+
+    @property
+    def unread(self) -> tuple[tuple[str, str], ...]:
+        """The ignore files on the way that were skipped (not regular files, too large, unreadable)."""
+        return tuple(entry for level in self.levels for entry in level.unread)
 
     def ignored(self, path: str, is_dir: bool) -> bool:
         verdicts: list[bool | None] = [None, None, None, None]
