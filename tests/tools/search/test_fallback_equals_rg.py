@@ -107,6 +107,10 @@ GREP_CALLS: list[dict[str, Any]] = [
     {"pattern": "a*+b", "path": "src"},
     {"pattern": "\\Aneedle\\z"},
     {"pattern": "x{3}(?i) NEEDLE"},
+    {"pattern": "[[:^alpha:][:space:]]{3}"},
+    {"pattern": "\\d+$|^plain", "path": "crlf.txt"},
+    {"pattern": "(?U)\\w+\\s\\d", "output_mode": "count"},
+    {"pattern": "(a+)+$"},
     {"pattern": "nothing matches this"},
     {"pattern": "nothing matches this", "file_pattern": "*.py"},
     {"pattern": "nothing matches this", "include_ignored": True},
@@ -130,7 +134,7 @@ FIND_CALLS: list[dict[str, Any]] = [
     {"pattern": "*", "sort": "mtime", "max_results": 7},
 ]
 
-INVALID_PATTERNS = ["(?=x)", "foo(", "a{,3}", "\\1", "a{", "\\Z", "\\n"]
+INVALID_PATTERNS = ["(?=x)", "foo(", "a{,3}", "\\1", "a{", "\\Z", "\\n", "\\r", "\\x0D"]
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +198,7 @@ def test_both_backends_reject_what_ripgrep_rejects(
 
 
 def test_fallback_explains_unicode_classes_it_cannot_run(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """ripgrep runs \\p{Greek}; Python's re has no such class, so the fallback says so instead of guessing."""
+    """ripgrep runs \\p{Greek}; the fallback does not translate Unicode classes, so it says so instead of guessing."""
     with_rg, with_python = both(tree, monkeypatch, "grep_files", {"pattern": "\\p{Greek}+"})
     assert with_rg.success and "unicode.txt:2:" in with_rg.content
     assert with_python.code == ErrorCode.INVALID_PATTERN

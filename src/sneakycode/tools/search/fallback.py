@@ -1,17 +1,20 @@
 """The pure-Python search used when no `rg` binary exists: same files, same matches, same counts.
 
 Files come from walk.py (ripgrep's traversal and ignore rules); patterns are translated from ripgrep's
-syntax by rust_regex.py. Like ripgrep, a file with a NUL byte is binary and skipped, UTF-16 with a BOM is
-decoded, a UTF-8 BOM is dropped, and matching is per line with `\\r\\n` treated as a line end. A whole-file
-search first rules out the (many) files without a match, so only matching files are split into lines.
+syntax by rust_regex.py and run by RE2, whose time is linear in the text: a pattern such as `(a+)+$` cannot
+hang the search the way Python's backtracking `re` would (and a running `re` match cannot be interrupted).
+Like ripgrep, a file with a NUL byte is binary and skipped, UTF-16 with a BOM is decoded, a UTF-8 BOM is
+dropped, and matching is per line with `\\r\\n` treated as a line end. A whole-file search first rules out the
+(many) files without a match, so only matching files are split into lines.
 """
 
 from __future__ import annotations
 
-import re
 import threading
-import warnings
 from pathlib import Path
+from typing import Protocol
+
+import re2
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line, invalid_pattern
@@ -23,25 +26,43 @@ _UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 _CANCEL_EVERY = 256
 
 
-def compile_pattern(request: GrepRequest) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
-    """The per-line regex, and the whole-file pre-check (None when the pattern is anchored to lines)."""
-    flags = re.IGNORECASE if request.case_insensitive else 0
+class Match(Protocol):
+    def start(self) -> int: ...
+
+
+class Matcher(Protocol):
+    def search(self, text: str) -> Match | None: ...
+
+
+def compile_pattern(request: GrepRequest) -> tuple[Matcher, Matcher | None]:
+    """The per-line regex, and the whole-file pre-check (None when the pattern is anchored to lines).
+
+    Both search text prepared by `searchable`; in multi-line mode with never_nl no match crosses a line
+    break, so the same regex serves a line and a whole file."""
     if request.fixed_strings:
-        python, anchored = re.escape(request.pattern), False
+        pattern, anchored = ("(?i)" if request.case_insensitive else "") + re2.escape(request.pattern), False
     else:
         try:
             translation = translate(request.pattern, ignore_case=request.case_insensitive)
         except RegexSyntaxError as exc:
             raise invalid_pattern(request.pattern, exc.message, exc.position) from None
-        python, anchored = translation.python, translation.line_anchored
+        pattern, anchored = translation.re2, translation.line_anchored
+    options = re2.Options()
+    options.never_nl = True
+    options.log_errors = False  # the error is reported as invalid_pattern, not on stderr
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            per_line = re.compile(python, flags)
-            whole = None if anchored else re.compile(python, flags | re.MULTILINE)
-    except re.error as exc:
-        raise invalid_pattern(request.pattern, exc.msg, None) from None
-    return per_line, whole
+        compiled: Matcher = re2.compile("(?m)" + pattern, options)
+    except re2.error as exc:
+        raise invalid_pattern(request.pattern, str(exc), None) from None
+    return compiled, None if anchored else compiled
+
+
+def searchable(text: str) -> str:
+    """A line (or a whole text) as the compiled pattern expects it: ripgrep never matches a `\\r`, and its
+    `^` and `$` match next to one, which RE2 does for `\\n`; a line's final `\\r` is part of its end."""
+    if "\r" not in text:
+        return text
+    return text.removesuffix("\r").replace("\r", "\n")
 
 
 def _options(narrowing: Narrowing, include_ignored: bool, max_filesize: int | None) -> WalkOptions:
@@ -73,13 +94,13 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def search_text(text: str, per_line: re.Pattern[str], limit: int, context: int) -> tuple[list[Line], int]:
+def search_text(text: str, per_line: Matcher, limit: int, context: int) -> tuple[list[Line], int]:
     """Matching lines (with `context` lines around them) of one text, up to `limit` matches, and how many
     lines matched."""
     lines = split_lines(text)
     found: list[tuple[int, int]] = []
     for index, line in enumerate(lines):
-        match = per_line.search(line)
+        match = per_line.search(searchable(line))
         if match:
             found.append((index, match.start()))
             if len(found) >= limit:
@@ -122,13 +143,13 @@ def count(request: GrepRequest, *, cwd: Path, cancel: threading.Event) -> GrepRe
             continue
         searched += 1
         text = decode(data)
-        if text is None or (whole is not None and not whole.search(text)):
+        if text is None or (whole is not None and not whole.search(searchable(text))):
             continue
         lines = split_lines(text)
         matched = (
-            any(per_line.search(line) for line in lines)
+            any(per_line.search(searchable(line)) for line in lines)
             if request.first_match_only
-            else sum(1 for line in lines if per_line.search(line))
+            else sum(1 for line in lines if per_line.search(searchable(line)))
         )
         if matched:
             files.append(FileHits(relative, int(matched)))
