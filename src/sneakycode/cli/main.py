@@ -111,45 +111,46 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    name = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
+    args = _subcommand_parser(name).parse_args(args_list[1:]) if name else _agent_parser().parse_args(args_list)
     from sneakycode.process.hardening import harden_process, wipe_arguments
 
-    harden_process()  # before anything runs a command: keys out of reach, detached processes adopted
-    args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list and args_list[0] in SUBCOMMANDS:
-        name = args_list[0]
-        args = _subcommand_parser(name).parse_args(args_list[1:])
-        if name == "tool":
-            from sneakycode.cli.tool_command import run_tool_command
+    # After parsing, so `--help` stays light; before any settings are read or any command runs: keys out of
+    # reach, detached processes adopted.
+    harden_process()
+    if name is None:
+        wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
+        if args.prompt is not None:
+            from sneakycode.cli.headless import run_headless
 
-            return run_tool_command(args)
-        if name == "undo":
-            from sneakycode.cli.undo_command import run_undo_command
+            return run_headless(args)
+        from sneakycode.cli.ui.app import run_interactive
 
-            return run_undo_command(args)
-        if name == "mcp":
-            from sneakycode.cli.mcp_server import run_mcp_command
+        return run_interactive(args)
+    if name == "tool":
+        from sneakycode.cli.tool_command import run_tool_command
 
-            return run_mcp_command(args)
-        if name == "permissions":
-            from sneakycode.cli.permissions_command import run_permissions_command
+        return run_tool_command(args)
+    if name == "undo":
+        from sneakycode.cli.undo_command import run_undo_command
 
-            return run_permissions_command(args)
-        if name == "trust":
-            from sneakycode.cli.trust_command import run_trust_command
+        return run_undo_command(args)
+    if name == "mcp":
+        from sneakycode.cli.mcp_server import run_mcp_command
 
-            return run_trust_command(args)
-        from sneakycode.cli.sessions_command import run_sessions_command
+        return run_mcp_command(args)
+    if name == "permissions":
+        from sneakycode.cli.permissions_command import run_permissions_command
 
-        return run_sessions_command(args)
-    args = _agent_parser().parse_args(args_list)
-    wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
-    if args.prompt is not None:
-        from sneakycode.cli.headless import run_headless
+        return run_permissions_command(args)
+    if name == "trust":
+        from sneakycode.cli.trust_command import run_trust_command
 
-        return run_headless(args)
-    from sneakycode.cli.ui.app import run_interactive
+        return run_trust_command(args)
+    from sneakycode.cli.sessions_command import run_sessions_command
 
-    return run_interactive(args)
+    return run_sessions_command(args)
 
 
 if __name__ == "__main__":
