@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -39,3 +40,19 @@ def test_the_cli_keeps_the_same_paths_out(guarded: Path) -> None:
     result = run_cli("tool", "grep_files", json.dumps({"pattern": "s3cret", "include_ignored": True}),
                      "--workspace", str(guarded))
     assert result.code == 0 and "API_TOKEN" not in result.stdout and "s3cret key" not in result.stdout
+
+
+@pytest.mark.parametrize("fallback", [False, True])
+def test_a_fifo_is_never_searched(ws: Path, monkeypatch: pytest.MonkeyPatch, fallback: bool) -> None:
+    """Hardening class 5: a FIFO in the tree or named as the path must not make grep_files wait forever."""
+    from sneakycode.tools.search import ripgrep
+
+    if fallback:
+        monkeypatch.setattr(ripgrep, "locate_rg", lambda: None)
+    os.mkfifo(ws / "pipe")
+    (ws / "a.txt").write_text("needle\n")
+    gate = Gate(open_tool_context(load_settings(ws)))
+    found = gate.run_direct("grep_files", {"pattern": "needle"})
+    assert found.success and found.content.splitlines() == ["a.txt:1:needle"]
+    named = gate.run_direct("grep_files", {"pattern": "needle", "path": "pipe"})
+    assert named.code == "not_regular_file" and "FIFO" in (named.error or "")

@@ -17,6 +17,8 @@ from typing import Protocol
 import re2
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.regular_files import open_regular
+from sneakycode.tools.context import checkpoint
 from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line, invalid_pattern
 from sneakycode.tools.search.globs import Narrowing, names_regex
 from sneakycode.tools.search.rust_regex import RegexSyntaxError, translate
@@ -121,8 +123,12 @@ def _read_text(path: str) -> str | None:
 
 
 def _read_bytes(path: str) -> bytes | None:
+    """A regular file's bytes; None for what cannot be read or is not a regular file (a FIFO would block, a
+    device never end), as ripgrep skips them. Each file is a checkpoint of the call's time budget."""
+    checkpoint()
     try:
-        with open(path, "rb") as fh:
+        fh, _ = open_regular(path)
+        with fh:
             return fh.read()
     except OSError:
         return None

@@ -17,6 +17,7 @@ from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import find_program
+from sneakycode.regular_files import kind_of
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.search import ripgrep
 from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line
@@ -82,7 +83,8 @@ def build_scope(ws: Workspace, target: Path, file_filter: FileFilter | None) -> 
         parent = ws.display(target.parent)
         return Scope("" if parent == "." else parent, (shown,), EVERYTHING, file_filter, single_file=True)
     if not target.is_dir():
-        raise ToolError(ErrorCode.IO_ERROR, f"{shown!r} is neither a regular file nor a folder")
+        kind = kind_of(target.stat().st_mode)  # a FIFO would make the search wait forever, a device never end
+        raise ToolError(ErrorCode.NOT_REGULAR_FILE, f"{shown!r} is {kind}, neither a regular file nor a folder")
 
     def status(prefix: str) -> RootStatus:
         lexical = target / prefix
