@@ -56,3 +56,28 @@ def test_a_fifo_is_never_searched(ws: Path, monkeypatch: pytest.MonkeyPatch, fal
     assert found.success and found.content.splitlines() == ["a.txt:1:needle"]
     named = gate.run_direct("grep_files", {"pattern": "needle", "path": "pipe"})
     assert named.code == "not_regular_file" and "FIFO" in (named.error or "")
+
+
+def test_a_match_reported_through_a_folder_swapped_for_a_link_is_dropped(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hardening class 4: ripgrep walks by path names, so a folder swapped for a link to outside while it
+    searches could show outside text; what it reports is checked against the workspace before it is shown."""
+    from sneakycode.tools.search import ripgrep
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("needle from outside\n")
+    (ws / "a.txt").write_text("needle\n")
+    (ws / "sub").symlink_to(outside, target_is_directory=True)  # the swap, already done
+    real_count = ripgrep.count
+
+    def raced_count(*args: object, **kwargs: object) -> object:
+        report = real_count(*args, **kwargs)  # type: ignore[arg-type]
+        from sneakycode.tools.search.common import FileHits, GrepReport
+
+        return GrepReport([*report.files, FileHits("sub/secret.txt", 1)], report.complete, report.searched)
+
+    monkeypatch.setattr(ripgrep, "count", raced_count)
+    result = Gate(open_tool_context(load_settings(ws))).run_direct("grep_files", {"pattern": "needle"})
+    assert result.success and "outside" not in result.content and result.content.splitlines() == ["a.txt:1:needle"]

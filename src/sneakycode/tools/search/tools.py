@@ -166,6 +166,7 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
             by_path = engine.lines(request, chosen)
             fetched = set(chosen)  # a set: hits can be thousands, chosen up to max_results
             hits = [hit for hit in hits if hit.path in by_path or hit.path not in fetched]
+        hits = [hit for hit in hits if still_inside(ws, hit.path)]
     if not hits:
         return no_matches(args, scope, request, engine, ws.display(target), report)
     budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
@@ -335,6 +336,13 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     else:
         message = f"{plural(len(paths), 'file')}."
     return ToolResult.ok("\n".join(lines), message, files=len(paths), shown=len(lines), backend=engine.name)
+
+
+def still_inside(ws: Workspace, path: str) -> bool:
+    """A path ripgrep reported is still inside the workspace once links are resolved. ripgrep walks by path
+    names, so a folder swapped for a link to outside during the search could lead it there: what it found
+    there is dropped rather than shown (hardening class 4)."""
+    return ws.contains(Path(os.path.realpath(ws.root / path)))
 
 
 def refuse_hidden(ctx: ToolContext, path: str) -> None:
