@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from sneakycode.regular_files import NotRegularFile, open_regular
+from sneakycode.config.files import NotRegularFile, open_regular
 from sneakycode.workspace.files import atomic_write_bytes
 from sneakycode.workspace.textfiles import sha256_bytes
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from sneakycode.config.files import NotRegularFile, kind_of, open_regular
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.regular_files import NotRegularFile, kind_of, open_regular
 from sneakycode.workspace.anchored import (
     NEW_FILE_MODE,
     PathChanged,

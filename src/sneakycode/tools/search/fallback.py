@@ -16,8 +16,8 @@ from typing import Protocol
 
 import re2
 
+from sneakycode.config.files import open_regular
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.regular_files import open_regular
 from sneakycode.tools.context import checkpoint
 from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line, invalid_pattern
 from sneakycode.tools.search.globs import Narrowing, names_regex

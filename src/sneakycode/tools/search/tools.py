@@ -15,9 +15,9 @@ from typing import Literal
 
 from pydantic import Field
 
+from sneakycode.config.files import kind_of
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import find_program
-from sneakycode.regular_files import kind_of
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.search import ripgrep
 from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line

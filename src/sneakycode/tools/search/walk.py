@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 
-from sneakycode.regular_files import NotRegularFile, OverLimit, read_regular
+from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
 from sneakycode.tools.search.globs import GlobError, expand_braces, glob_to_regex
 
 IGNORE_KINDS = (".rgignore", ".ignore", ".gitignore")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sneakycode.regular_files import NotRegularFile, OverLimit, kind_of, open_regular, read_regular
+from sneakycode.config.files import NotRegularFile, OverLimit, kind_of, open_regular, read_regular
 
 
 def test_a_regular_file_is_read_whole_within_its_limit(tmp_path: Path) -> None:

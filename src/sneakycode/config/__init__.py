@@ -1,0 +1,36 @@
+"""Configuration, the lowest layer but errors: the settings, their layers and sources, trust in a
+repository's own file, and the one way a file a repository supplies is opened (files.py)."""
+
+from sneakycode.config.layers import load_settings, merge_layers
+from sneakycode.config.settings import (
+    LoadedSettings,
+    PermissionMode,
+    PermissionSettings,
+    Settings,
+    ShellSettings,
+    ToolsSettings,
+    default_state_dir,
+    state_dir,
+    user_config_path,
+)
+from sneakycode.config.sources import CONFIG_FILE_LIMIT, PROJECT_CONFIG, read_regular_file
+from sneakycode.config.trust import record_trust, trust_state_dir
+
+__all__ = [
+    "CONFIG_FILE_LIMIT",
+    "PROJECT_CONFIG",
+    "LoadedSettings",
+    "PermissionMode",
+    "PermissionSettings",
+    "Settings",
+    "ShellSettings",
+    "ToolsSettings",
+    "default_state_dir",
+    "load_settings",
+    "merge_layers",
+    "read_regular_file",
+    "record_trust",
+    "state_dir",
+    "trust_state_dir",
+    "user_config_path",
+]
