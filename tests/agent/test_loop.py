@@ -240,9 +240,28 @@ def test_a_failed_model_request_ends_the_run_with_its_message(ctx: ToolContext) 
     assert result.status == "error" and "the API key is wrong" in result.message
 
 
-def test_an_empty_reply_is_an_error(ctx: ToolContext) -> None:
-    agent, _, _ = make_agent(ctx, [reply()])
-    assert agent.run_turn("go").status == "error"
+def test_an_empty_reply_is_nudged_once_then_an_error(ctx: ToolContext) -> None:
+    agent, model, _ = make_agent(ctx, [reply(), reply()])
+    result = agent.run_turn("go")
+    assert result.status == "error" and "empty reply" in result.message
+    assert model.requests[1][-1] == {"role": "user", "content": "continue: answer or call a tool"}
+
+
+def test_a_reasoning_only_reply_is_nudged_once_and_the_model_may_then_answer(ctx: ToolContext) -> None:
+    agent, model, events = make_agent(ctx, [reply(reasoning="Let me think."), reply(text="The answer.")])
+    result = agent.run_turn("go")
+    assert (result.status, result.message) == ("answered", "The answer.")
+    assert model.requests[1][-1] == {"role": "user", "content": "continue: answer or call a tool"}
+    assert events.of("reasoning")[0]["text"] == "Let me think."
+    assert "Let me think." not in json.dumps(model.requests[1])
+
+
+def test_reasoning_only_twice_is_an_error_that_says_the_model_only_reasoned(ctx: ToolContext) -> None:
+    agent, model, _ = make_agent(ctx, [reply(reasoning="Hmm."), reply(reasoning="Hmm again."), finish()])
+    result = agent.run_turn("go")
+    assert result.status == "error" and "only reasoned" in result.message
+    assert len(model.requests) == 2, "one nudge, not more"
+    assert [m["content"] for m in agent.history if m["role"] == "user"].count("continue: answer or call a tool") == 1
 
 
 def test_reasoning_is_shown_but_never_sent_back(ctx: ToolContext) -> None:

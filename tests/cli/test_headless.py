@@ -164,6 +164,39 @@ def test_stream_json_prints_one_event_per_line(server: ScriptedServer, ws: Path)
     assert events[-1]["result"] == "Read it." and events[-1]["success"] is True
 
 
+THOUGHT_CALL = '<tool_call>{"name": "write_file", "arguments": {"file_path": "evil.txt", "content": "x"}}</tool_call>'
+NUDGE = {"role": "user", "content": "continue: answer or call a tool"}
+
+
+def test_think_is_reasoning_its_tool_call_is_never_run_and_a_reasoning_only_reply_is_nudged(
+    server: ScriptedServer, ws: Path
+) -> None:
+    server.add_steps([
+        {"content": f"<think>I could write it: {THOUGHT_CALL}</think>\n"},
+        {"content": "<think>No file needed.</think>\n\nThe answer is 4."},
+    ])
+    result = headless(server, ws, "What is 2 + 2?", "--yes", "--output-format", "stream-json")
+    assert result.code == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert not (ws / "evil.txt").exists(), "a tool call written inside <think> must never run"
+    assert "tool_call" not in [e["type"] for e in events]
+    thoughts = [e["text"] for e in events if e["type"] == "reasoning"]
+    assert "I could write it" in thoughts[0] and thoughts[1] == "No file needed."
+    assert events[-1]["result"] == "The answer is 4." and events[-1]["success"] is True
+    second = server.chat_requests[1]["messages"]
+    assert second[-1] == NUDGE
+    assert "think" not in json.dumps(second) and "I could write it" not in json.dumps(second)
+
+
+def test_a_model_that_only_reasons_twice_ends_in_a_clear_error(server: ScriptedServer, ws: Path) -> None:
+    server.add_steps([{"content": "<think>Hmm."}, {"content": "", "reasoning": "Hmm again."}, {"content": "late"}])
+    result = headless(server, ws, "What is 2 + 2?", "--output-format", "stream-json")
+    assert result.code == 1
+    final = json.loads(result.stdout.splitlines()[-1])
+    assert final["success"] is False and "only reasoned" in final["result"]
+    assert server.remaining_steps == 1 and server.chat_requests[1]["messages"][-1] == NUDGE
+
+
 def test_the_task_can_come_from_stdin(server: ScriptedServer, ws: Path) -> None:
     server.add_steps([{"content": "Hello."}])
     result = headless(server, ws, "-", stdin="Greet me\nplease\n")

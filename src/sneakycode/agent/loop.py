@@ -31,6 +31,7 @@ RunStatus = Literal["finished", "answered", "turn_limit", "cancelled", "error"]
 DEFAULT_CONTEXT_WINDOW = 32_768
 REPEAT_LIMIT = 3
 MAX_PARALLEL_READS = 4
+NUDGE = "continue: answer or call a tool"
 RESUMED_NOTE = (
     "\n\nThis session was resumed: files read earlier count as unread, so read a file again before you edit it."
 )
@@ -121,6 +122,7 @@ class Agent:
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
         self._append({"role": "user", "content": request})
+        nudged = False
         while self._totals.turns < self.max_turns:
             if self.cancel.is_set():
                 return self._end("cancelled", "Cancelled before the next model turn.")
@@ -139,9 +141,13 @@ class Agent:
             self._record_reply(reply)
             self._account(reply)
             if not reply.tool_calls:
-                if not reply.content.strip():
-                    return self._end("error", "The model sent an empty reply (no text and no tool calls).")
-                return self._end("answered", reply.content)
+                if reply.content.strip():
+                    return self._end("answered", reply.content)
+                if nudged:
+                    return self._end("error", self._no_answer_message(reply))
+                nudged = True
+                self._append({"role": "user", "content": NUDGE})
+                continue
             final = self._run_calls(reply.tool_calls)
             if final is not None:
                 return self._end("finished", final)
@@ -167,6 +173,15 @@ class Agent:
             self.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
             self._compact()
             return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel)
+
+    @staticmethod
+    def _no_answer_message(reply: AssistantTurn) -> str:
+        if reply.reasoning.strip():
+            return (
+                "The model only reasoned, twice in a row: no answer and no tool call, even after being asked to "
+                "continue. Try again, rephrase the task, or choose another model with --model."
+            )
+        return "The model sent an empty reply (no text and no tool calls), twice in a row."
 
     def _on_text(self, text: str) -> None:
         self.sink.emit({"type": "text_delta", "text": text})
@@ -198,6 +213,11 @@ class Agent:
     def _record_reply(self, reply: AssistantTurn) -> None:
         if reply.reasoning:
             self.sink.emit({"type": "reasoning", "text": reply.reasoning})
+            if self.transcript is not None:
+                self.transcript.write("reasoning", text=reply.reasoning)
+        # Reasoning stays out of the history, so it is never sent back on later turns: the convention of
+        # OpenAI-compatible servers. (DeepSeek and some vLLM builds want `reasoning_content` returned within a
+        # tool-call turn; that would be a message key here plus one in `client.SENT_KEYS`.)
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [

@@ -144,6 +144,46 @@ def test_reasoning_kept_in_the_history_is_never_sent_back(harness: Any) -> None:
     assert "secret" not in json.dumps(sent)
 
 
+@pytest.mark.parametrize("chunk_size", [1, 3, 7, 100])
+def test_think_tags_in_the_content_are_reasoning_even_split_across_chunks(harness: Any, chunk_size: int) -> None:
+    h = harness({"steps": [{"content": "<think>plan it</think>\n\nAnswer."}], "chunk_size": chunk_size})
+    turn = h.complete()
+    assert (turn.reasoning, turn.content) == ("plan it", "Answer.")
+    assert "".join(h.shown) == "Answer.", "the think part is never streamed to the user"
+
+
+def test_an_unclosed_think_at_the_start_is_all_reasoning(harness: Any) -> None:
+    h = harness({"steps": [{"content": "<think>still weighing it", "finish_reason": "length"}], "chunk_size": 4})
+    turn = h.complete()
+    assert (turn.reasoning, turn.content, turn.tool_calls) == ("still weighing it", "", [])
+    assert h.shown == [] and len(h.server.chat_requests) == 1, "a reasoning-only reply goes to the loop as is"
+
+
+def test_think_tags_join_the_reasoning_field(harness: Any) -> None:
+    h = harness([{"content": "<think>second</think>Answer.", "reasoning": "first"}])
+    assert h.complete().reasoning == "first\n\nsecond"
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_a_tool_call_written_inside_think_is_never_parsed(harness: Any, stream: bool) -> None:
+    thought = '<think>maybe <tool_call>{"name": "str_replace", "arguments": {}}</tool_call>? No.</think>'
+    script: dict[str, Any] = {"steps": [{"content": thought + "I will not edit."}], "chunk_size": 5}
+    if not stream:
+        script["quirks"] = {"empty_stream_with_tools": True}
+    h = harness(script)
+    turn = h.complete()
+    assert turn.tool_calls == [] and turn.content == "I will not edit."
+    assert "tool_call" in turn.reasoning and "".join(h.shown) == "I will not edit."
+
+
+def test_a_tool_call_after_think_is_parsed_and_the_reasoning_kept(harness: Any) -> None:
+    content = '<think>read first</think><tool_call>{"name": "read_file", "arguments": {"file_path": "a"}}</tool_call>'
+    h = harness({"steps": [{"content": content}], "chunk_size": 6})
+    turn = h.complete()
+    assert [c.name for c in turn.tool_calls] == ["read_file"] and turn.reasoning == "read first"
+    assert h.shown == []
+
+
 def test_tool_calls_written_as_tagged_text_become_tool_calls(harness: Any) -> None:
     h = harness({"steps": [{"content": "I will read it.", "tool_calls": [READ]}], "chunk_size": 4,
                  "quirks": {"tool_calls_as_text": "tagged"}})
@@ -254,7 +294,7 @@ def test_an_empty_reply_is_asked_again_once(harness: Any) -> None:
 
 
 def test_two_empty_replies_in_a_row_are_reported(harness: Any) -> None:
-    h = harness([{"content": "", "reasoning": "hmm", "finish_reason": "length"}, {"content": "  "}, {"content": "x"}])
+    h = harness([{"content": "", "finish_reason": "length"}, {"content": "  "}, {"content": "x"}])
     with pytest.raises(ModelError) as exc:
         h.complete()
     assert exc.value.kind == "empty_reply" and "empty reply twice" in exc.value.message

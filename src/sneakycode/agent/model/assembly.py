@@ -3,6 +3,8 @@
 Servers differ in how they stream tool calls: OpenAI sends the id and name once and then argument
 fragments; llama.cpp and some Ollama builds repeat the id and the full name in every delta. A repeated id
 or name is taken once, never concatenated. A new id on an index already in use starts a new call.
+`<think>` blocks in the content are reasoning (see `think_tags`): the joined turn never has them in its
+content, and `visible_content` is what may be shown while the reply streams.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from sneakycode.agent.model.think_tags import split_think
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
 
 REASONING_KEYS = ("reasoning_content", "reasoning")
@@ -117,6 +120,10 @@ class TurnBuilder:
                 )
             self.finish_reason = choice.get("finish_reason")
 
+    def visible_content(self) -> str:
+        """The answer streamed so far, without reasoning written between `<think>` tags."""
+        return split_think(self.content, streaming=True)[1]
+
     def tool_calls(self) -> list[ToolCall]:
         return [
             ToolCall(id=c.id or f"call_{uuid.uuid4().hex[:24]}", name=c.name, arguments=c.arguments)
@@ -125,10 +132,11 @@ class TurnBuilder:
         ]
 
     def turn(self) -> AssistantTurn:
+        thought, answer = split_think(self.content)
         return AssistantTurn(
-            content=self.content,
+            content=answer,
             tool_calls=self.tool_calls(),
-            reasoning=self.reasoning,
+            reasoning="\n\n".join(part for part in (self.reasoning, thought) if part),
             usage=self.usage or Usage(),
             finish_reason=self.finish_reason,
         )

@@ -183,7 +183,9 @@ class OpenAIChatModel:
         turn = AssistantTurn()
         for attempt in (1, 2):
             turn = self._with_retries(request, on_text, cancel)
-            if turn.finish_reason == "cancelled" or turn.content.strip() or turn.tool_calls:
+            # A reply that only reasoned goes back to the loop, which nudges the model on (same request again
+            # would likely reason the same way).
+            if turn.finish_reason == "cancelled" or turn.content.strip() or turn.tool_calls or turn.reasoning.strip():
                 return turn
             self._log(
                 f"model: empty reply (no text, no tool calls, finish_reason={turn.finish_reason}); "
@@ -238,7 +240,7 @@ class OpenAIChatModel:
         )
         worker.start()
         builder = TurnBuilder()
-        shown = 0
+        shown, visible = 0, ""
         while True:
             try:
                 kind, payload = events.get(timeout=CANCEL_POLL if cancel is not None else None)
@@ -252,7 +254,8 @@ class OpenAIChatModel:
             if kind == "chunk":
                 builder.add_chunk(payload)
                 if on_text is not None:
-                    shown = self._show(builder.content, shown, on_text, bool(request.tools))
+                    visible = builder.visible_content()
+                    shown = self._show(visible, shown, on_text, bool(request.tools))
             elif kind == "completion":
                 builder.add_completion(payload)
             elif kind == "done":
@@ -261,8 +264,11 @@ class OpenAIChatModel:
             raise _EmptyStream()
         turn = self._finish(builder, request, cancelled=False)
         if on_text is not None:
-            rest = builder.content[shown:] if streaming else turn.content
-            if rest and (not streaming or turn.content == builder.content):
+            # Only an answer that extends what was shown is flushed: not one whose text calls were parsed out,
+            # nor one that a late `</think>` revealed to be reasoning.
+            answer = builder.turn().content
+            rest = answer[shown:] if streaming else turn.content
+            if rest and (not streaming or (turn.content == answer and answer.startswith(visible[:shown]))):
                 on_text(rest)
         return turn
 
