@@ -57,6 +57,7 @@ class ErrorCode(StrEnum):
     REJECTED_BY_USER = "rejected_by_user"
     CANCELLED = "cancelled"
     INTERNAL_ERROR = "internal_error"
+    INVALID_TOOL_CALL = "invalid_tool_call"
 
 
 class ErrorDoc(NamedTuple):
@@ -197,6 +198,11 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
     ErrorCode.INTERNAL_ERROR: ErrorDoc(
         "The tool stopped on an unexpected error (a bug in SneakyCode, not in the call); the exception is quoted.",
         "Check the current state (read the file again) before going on; try another tool or approach.",
+    ),
+    ErrorCode.INVALID_TOOL_CALL: ErrorDoc(
+        "A tool call written as text (a `<tool_call>`, `[TOOL_CALLS]`, `<|python_tag|>` or similar block) names no "
+        "offered tool or has arguments that do not parse; it was not run.",
+        "Call one of the offered tools, with arguments in the format shown (or use the native tool-call API).",
     ),
 }
 

@@ -265,6 +265,8 @@ class Agent:
         return final
 
     def _prepare(self, call: ToolCall) -> PreparedCall:
+        if call.invalid:  # a call written as text that cannot run: the model is told why and how to write it
+            return PreparedCall(call.name, {}, failure=ToolResult.fail(ErrorCode.INVALID_TOOL_CALL, call.invalid))
         try:
             return self.gate.prepare(call.name, call.arguments)
         except Exception as exc:  # a bug while deciding must not end the run: the call fails instead

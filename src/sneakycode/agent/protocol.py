@@ -19,9 +19,13 @@ __all__ = ["AssistantTurn", "ChatModel", "Event", "EventSink", "ToolCall", "Usag
 
 @dataclass
 class ToolCall:
+    """One call the model asked for; `invalid` (non-empty) says why a call written as text cannot run, and the
+    loop answers it with an `invalid_tool_call` result instead of running it."""
+
     id: str
     name: str
     arguments: str
+    invalid: str = ""
 
 
 @dataclass

@@ -148,7 +148,7 @@ def prepare_run(
     config = resolve_model_config(loaded, args.api_key)
     session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     agent = Agent(
-        build_chat_model(config, debug_log=debug_log),
+        build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
         session.ctx,
         sink,
         approver=approver_for(session.ctx),

@@ -80,6 +80,11 @@ class Settings(_Strict):
     retry_backoff: float = Field(
         1.0, ge=0, description="Seconds before the first retry; doubles each retry (with jitter) unless Retry-After."
     )
+    tool_calls: Literal["auto", "native", "text"] = Field(
+        "auto",
+        description="Tool calls written as text: `auto` parses them until the model calls a tool natively, and only "
+        "where they close the reply; `native` never parses them; `text` parses them anywhere.",
+    )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, description="Permission rules.")
     tools: ToolsSettings = Field(default_factory=ToolsSettings, description="Per-tool settings.")
 

@@ -20,7 +20,9 @@ TIGHTENING_KEYS = frozenset(
     {"permissions.deny", "permissions.ask", "tools.shell.denied_commands", "tools.shell.env_strip"}
 )
 # Kept: they neither loosen a permission nor send anything anywhere new.
-HARMLESS_KEYS = frozenset({"model", "context_window", "request_timeout", "max_retries", "retry_backoff"})
+HARMLESS_KEYS = frozenset(
+    {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls"}
+)
 LOWER_IS_TIGHTER = frozenset(
     {"max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout", "tools.shell.max_timeout"}
 )

@@ -20,13 +20,39 @@ def _call_id(step: int, index: int, call: ScriptedToolCall) -> str:
     return call.id or f"call_{step}_{index}"
 
 
+def _qwen_xml(name: str, arguments: dict[str, Any]) -> str:
+    params = "".join(
+        f"<parameter={key}>\n{value if isinstance(value, str) else json.dumps(value)}\n</parameter>\n"
+        for key, value in arguments.items()
+    )
+    return f"<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+
+
+def _deepseek(name: str, arguments: dict[str, Any]) -> str:
+    fence = f"```json\n{json.dumps(arguments)}\n```"
+    return f"<｜tool▁call▁begin｜>function<｜tool▁sep｜>{name}\n{fence}<｜tool▁call▁end｜>"
+
+
 def _as_text(turn: Turn, style: str) -> str:
     """The quirk `tool_calls_as_text`: the calls written into the content the way local models do."""
     objects = [{"name": c.name, "arguments": json.loads(c.arguments or "{}")} for c in turn.tool_calls]
     if style == "tagged":
         blocks = "".join(f"<tool_call>\n{json.dumps(o)}\n</tool_call>" for o in objects)
-        return f"{turn.content}\n{blocks}" if turn.content else blocks
-    return json.dumps(objects[0] if len(objects) == 1 else objects)
+    elif style == "qwen_xml":
+        blocks = "\n".join(_qwen_xml(o["name"], o["arguments"]) for o in objects)
+    elif style == "llama":
+        llama = [{"name": o["name"], "parameters": o["arguments"]} for o in objects]
+        blocks = "<|python_tag|>" + "; ".join(json.dumps(o) for o in llama)
+    elif style == "mistral":
+        blocks = "[TOOL_CALLS]" + json.dumps(objects)
+    elif style == "deepseek":
+        blocks = "<｜tool▁calls▁begin｜>" + "".join(_deepseek(o["name"], o["arguments"]) for o in objects)
+        blocks += "<｜tool▁calls▁end｜>"
+    elif style == "fenced":
+        return "```json\n" + json.dumps(objects[0] if len(objects) == 1 else objects) + "\n```"
+    else:
+        return json.dumps(objects[0] if len(objects) == 1 else objects)
+    return f"{turn.content}\n{blocks}" if turn.content else blocks
 
 
 def effective_turn(turn: Turn, script: Script) -> Turn:

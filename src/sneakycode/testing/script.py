@@ -27,6 +27,7 @@ from typing import Any
 FAULTS = ("status", "drop", "drop_mid_stream", "malformed_sse", "empty_stream", "hang")
 TURN_KEYS = {"content", "tool_calls", "reasoning", "reasoning_field", "finish_reason", "usage", "chunk_delay"}
 FAULT_KEYS = {"fault", "status", "retry_after", "headers", "message", "code", "seconds"}
+TEXT_CALL_STYLES = ("tagged", "qwen_xml", "llama", "mistral", "deepseek", "fenced", "bare")
 QUIRKS = {
     # Every streamed tool-call delta repeats the call's id and full name (llama.cpp, some Ollama builds).
     "repeat_tool_call_ids": bool,
@@ -36,8 +37,9 @@ QUIRKS = {
     "reject_null_content": int,
     # stream_options.include_usage is ignored: no usage chunk is sent.
     "ignore_include_usage": bool,
-    # Tool calls are written into the content instead of `tool_calls`: "tagged" (<tool_call>{...}</tool_call>)
-    # or "bare" (the JSON object alone).
+    # Tool calls are written into the content instead of `tool_calls`, in one of TEXT_CALL_STYLES: "tagged"
+    # (Hermes <tool_call>{...}</tool_call>), "qwen_xml" (Qwen3-Coder <function=...>), "llama" (<|python_tag|>),
+    # "mistral" ([TOOL_CALLS][...]), "deepseek" (<｜tool▁call▁begin｜>), "fenced" (```json) or "bare" (JSON alone).
     "tool_calls_as_text": str,
 }
 
@@ -155,8 +157,8 @@ def parse_script(data: Any) -> Script:
             raise ScriptError(f"quirks: unknown quirk {name!r}; known: {', '.join(sorted(QUIRKS))}")
         if not isinstance(value, QUIRKS[name]):
             raise ScriptError(f"quirks.{name}: expected {QUIRKS[name].__name__}, got {value!r}")
-    if quirks.get("tool_calls_as_text") not in (None, "tagged", "bare"):
-        raise ScriptError("quirks.tool_calls_as_text: expected 'tagged' or 'bare'")
+    if quirks.get("tool_calls_as_text") not in (None, *TEXT_CALL_STYLES):
+        raise ScriptError(f"quirks.tool_calls_as_text: expected one of {', '.join(TEXT_CALL_STYLES)}")
     return Script(
         steps=[_parse_step(i, step) for i, step in enumerate(data.get("steps", []))],
         models=data.get("models"),

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlparse
 
 import openai
@@ -41,6 +41,7 @@ MAX_RETRY_AFTER = 120.0
 SENT_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
 CONTEXT_CODES = ("context_length_exceeded", "context_length", "maximum context length", "too many tokens")
 DebugLog = Callable[[str], None]
+TextCallMode = Literal["auto", "native", "text"]
 
 
 def prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -66,8 +67,9 @@ class _Request:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
 
-    def tool_names(self) -> set[str]:
-        return {str(t.get("function", {}).get("name")) for t in self.tools}
+    def tool_schemas(self) -> dict[str, dict[str, Any]]:
+        """Each offered tool's parameters schema, by name: text calls are checked and typed against them."""
+        return {str(t.get("function", {}).get("name")): t.get("function", {}).get("parameters", {}) for t in self.tools}
 
 
 @dataclass
@@ -154,8 +156,12 @@ def _loopback_client(scheme: str) -> httpx2.Client:
 class OpenAIChatModel:
     """ChatModel for one endpoint and model; remembers for the session when the server cannot stream."""
 
-    def __init__(self, config: ModelConfig, *, debug_log: DebugLog | None = None) -> None:
+    def __init__(
+        self, config: ModelConfig, *, debug_log: DebugLog | None = None, tool_calls: TextCallMode = "auto"
+    ) -> None:
         self.config = config
+        self.tool_calls = tool_calls
+        self._seen_native_call = False
         endpoint = urlparse(config.base_url)
         self._client = openai.OpenAI(
             api_key=config.api_key,
@@ -255,7 +261,7 @@ class OpenAIChatModel:
                 builder.add_chunk(payload)
                 if on_text is not None:
                     visible = builder.visible_content()
-                    shown = self._show(visible, shown, on_text, bool(request.tools))
+                    shown = self._show(visible, shown, on_text, self._parses_text(request))
             elif kind == "completion":
                 builder.add_completion(payload)
             elif kind == "done":
@@ -317,8 +323,11 @@ class OpenAIChatModel:
         if cancelled:
             turn.tool_calls = []
             turn.finish_reason = "cancelled"
-        elif not turn.tool_calls and request.tools:
-            calls, rest = parse_text_tool_calls(turn.content, request.tool_names())
+        elif turn.tool_calls:
+            self._seen_native_call = True
+        elif self._parses_text(request):
+            anywhere = self.tool_calls == "text"
+            calls, rest = parse_text_tool_calls(turn.content, request.tool_schemas(), anywhere=anywhere)
             if calls:
                 names = ", ".join(c.name for c in calls)
                 self._log(f"model: the reply wrote {len(calls)} tool call(s) as text ({names}); parsed into tool_calls")
@@ -326,6 +335,13 @@ class OpenAIChatModel:
         if builder.usage is None:
             turn.usage = self._estimate_usage(request, turn)
         return turn
+
+    def _parses_text(self, request: _Request) -> bool:
+        """Whether calls written as text count: never without tools or under "native"; under "auto" only
+        until the model has called a tool natively, so a quoted call in a native model's prose is not run."""
+        if not request.tools or self.tool_calls == "native":
+            return False
+        return self.tool_calls == "text" or not self._seen_native_call
 
     def _estimate_usage(self, request: _Request, turn: AssistantTurn) -> Usage:
         if not self._told_estimated:
@@ -381,6 +397,9 @@ class OpenAIChatModel:
         return f"{head} It offers: {shown or '(none)'}. Choose one with --model NAME or model = \"NAME\" in the config."
 
 
-def build_chat_model(config: ModelConfig, debug_log: DebugLog | None = None) -> ChatModel:
-    """The client for a resolved ModelConfig (see `providers.resolve_model_config`)."""
-    return OpenAIChatModel(config, debug_log=debug_log)
+def build_chat_model(
+    config: ModelConfig, debug_log: DebugLog | None = None, tool_calls: TextCallMode = "auto"
+) -> ChatModel:
+    """The client for a resolved ModelConfig (see `providers.resolve_model_config`); `tool_calls` is the
+    setting of that name: when calls written as text are parsed."""
+    return OpenAIChatModel(config, debug_log=debug_log, tool_calls=tool_calls)
