@@ -142,9 +142,28 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- endpoints --------------------------------------------------------------------------------------
 
+    def _info(self, method: str) -> Any:
+        """The server kind's info endpoint (see `script.SERVER_KINDS`), or None when this is not one."""
+        script = self.server.owner.script
+        window, route = script.context_window, (method, self.path.rstrip("/"))
+        if script.server_kind == "ollama" and route == ("POST", "/api/show"):
+            return {"parameters": f"num_ctx                        {window}\nstop \"<|im_end|>\"",
+                    "model_info": {"general.architecture": "qwen2", "qwen2.context_length": 131072}}
+        if script.server_kind == "llamacpp" and route == ("GET", "/props"):
+            return {"default_generation_settings": {"n_ctx": window}, "total_slots": 1}
+        if script.server_kind == "lmstudio" and route == ("GET", "/api/v0/models"):
+            return {"object": "list", "data": [
+                {"id": m, "object": "model", "type": "llm", "state": "loaded", "max_context_length": 131072,
+                 "loaded_context_length": window} for m in script.offered_models()]}
+        return None
+
     def do_GET(self) -> None:
         record = self.server.owner._record("GET", self.path, self._headers(), None)
-        if self.path.rstrip("/") not in ("/models", "/v1/models"):
+        info = self._info("GET")
+        if info is not None:
+            record.status = 200
+            self._send_json(200, info)
+        elif self.path.rstrip("/") not in ("/models", "/v1/models"):
             record.status = 404
             self._send_error(404, f"no route GET {self.path}")
         elif not self._authorised():
@@ -154,6 +173,8 @@ class _Handler(BaseHTTPRequestHandler):
             record.status = 200
             models = self.server.owner.script.offered_models()
             data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in models]
+            if self.server.owner.script.server_kind == "vllm":
+                data = [{**entry, "max_model_len": self.server.owner.script.context_window} for entry in data]
             self._send_json(200, {"object": "list", "data": data})
         self.server.owner._answered(record)
 
@@ -164,7 +185,12 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = raw.decode("utf-8", "replace")
         record = self.server.owner._record("POST", self.path, self._headers(), body)
-        record.status = self._answer(body)
+        info = self._info("POST")
+        if info is not None:
+            record.status = 200
+            self._send_json(200, info)
+        else:
+            record.status = self._answer(body)
         self.server.owner._answered(record)
 
     def _answer(self, body: Any) -> int | None:
@@ -200,7 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._fault(step, streaming)
         turn = effective_turn(step, script)
         if not streaming:
-            self._send_json(200, completion_body(turn, step_index, body))
+            self._send_json(200, completion_body(turn, step_index, body, script))
             return 200
         self._stream(turn, step_index, body)
         return 200
@@ -301,7 +327,11 @@ class ScriptedServer:
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
         """The JSON bodies of the chat-completion requests, oldest first."""
-        return [r.body for r in self.requests if r.method == "POST" and isinstance(r.body, dict)]
+        return [
+            r.body
+            for r in self.requests
+            if r.method == "POST" and isinstance(r.body, dict) and r.path.rstrip("/").endswith("/chat/completions")
+        ]
 
     @property
     def remaining_steps(self) -> int:

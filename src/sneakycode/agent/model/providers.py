@@ -83,6 +83,8 @@ class ModelConfig:
     key_source: str = "the --api-key flag"
     model_source: str = "command-line flags"
     context_window: int = 32_768
+    context_window_source: str = "the default"
+    """Where `context_window` came from: the config, the server (see `window`), or the preset."""
     request_timeout: float = 120.0
     max_retries: int = 4
     retry_backoff: float = 1.0
@@ -214,6 +216,11 @@ def resolve_model_config(
         key_source=key_source,
         model_source=model_source,
         context_window=settings.context_window or preset.context_window,
+        context_window_source=(
+            f"configured ({loaded.origin_of('context_window')})"
+            if settings.context_window
+            else f"the {preset.name} preset"
+        ),
         request_timeout=settings.request_timeout,
         max_retries=settings.max_retries,
         retry_backoff=settings.retry_backoff,
