@@ -54,3 +54,19 @@ def test_a_configured_window_wins_over_the_server(ws: Path) -> None:
     assert result.code == 0, result.stderr
     assert "context window 20000 tokens, from configured" in result.stderr
     assert "/props" not in asked
+
+
+def test_a_prompt_the_server_cut_stops_the_run_with_context_truncated(ws: Path) -> None:
+    """Regression (ollama #18107): a prompt cut from the front used to reach the model without its system
+    prompt and tools, and the run went on; now it stops before the reply is used, saying how to fix it."""
+    script = {"steps": [finish("done"), finish("done")], "server_kind": "ollama", "context_window": 8192,
+              "prompt_tokens": 600}
+    with ScriptedServer(script) as server:
+        code, stdout, stderr = run(server, ws)
+        played = len(server.chat_requests)
+    assert code == 1
+    assert stdout == ""
+    assert "[context_truncated]" in stderr and "read only 600 prompt tokens" in stderr
+    assert "context window (8192 tokens, from the server (Ollama /api/show num_ctx))" in stderr
+    assert "OLLAMA_CONTEXT_LENGTH" in stderr and "--ctx-size" in stderr and "--max-model-len" in stderr
+    assert played == 1

@@ -29,6 +29,7 @@ import openai
 from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
+from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
 from sneakycode.errors import ModelError
 
@@ -319,6 +320,8 @@ class OpenAIChatModel:
                 turn.tool_calls, turn.content = calls, rest
         if builder.usage is None:
             turn.usage = self._estimate_usage(request, turn)
+        elif not cancelled:
+            check_prompt_not_truncated(self.config, request.messages, request.tools, builder.usage.prompt_tokens)
         return turn
 
     def _estimate_usage(self, request: _Request, turn: AssistantTurn) -> Usage:
