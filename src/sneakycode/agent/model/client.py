@@ -20,14 +20,14 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlparse
 
 import openai
 
 from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, output_cap
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
@@ -66,6 +66,7 @@ def prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class _Request:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    max_tokens: int
 
     def tool_names(self) -> set[str]:
         return {str(t.get("function", {}).get("name")) for t in self.tools}
@@ -85,6 +86,10 @@ class _EmptyStream(Exception):
 
 class _MalformedReply(Exception):
     """HTTP 200 whose body is not a chat completion."""
+
+
+class _IdleStream(Exception):
+    """A stream that started and then sent nothing for `stream_idle_timeout` seconds."""
 
 
 def _server_message(exc: openai.APIStatusError) -> str:
@@ -134,6 +139,8 @@ def _classify(exc: Exception) -> _Failure:
         if any(code in f"{exc.code} {message}".lower() for code in CONTEXT_CODES):
             return _Failure("context_length", summary, False)
         return _Failure("bad_request", summary, False)
+    if isinstance(exc, _IdleStream):
+        return _Failure("timeout", str(exc), True)
     if isinstance(exc, json.JSONDecodeError | _MalformedReply):
         return _Failure("server", f"malformed reply ({exc})", True)
     if isinstance(exc, openai.APIError):
@@ -180,10 +187,10 @@ class OpenAIChatModel:
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> AssistantTurn:
-        request = _Request(prepare_messages(messages), tools)
+        request = _Request(prepare_messages(messages), tools, output_cap(self.config))
         turn = AssistantTurn()
         for attempt in (1, 2):
-            turn = self._with_retries(request, on_text, cancel)
+            turn = self._capped(request, on_text, cancel)
             if turn.finish_reason == "cancelled" or turn.content.strip() or turn.tool_calls:
                 return turn
             self._log(
@@ -196,6 +203,28 @@ class OpenAIChatModel:
             "rephrase the task, or choose another model with --model.",
             kind="empty_reply",
         )
+
+    def _capped(
+        self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
+    ) -> AssistantTurn:
+        """A reply cut by the output cap mid tool call is asked for once more with twice the cap; a cut call is
+        never returned, and cut text says it was cut."""
+        turn = self._with_retries(request, on_text, cancel)
+        if turn.finish_reason == "length" and _mid_call(turn):
+            larger = request.max_tokens * 2
+            self._log(f"model: the reply hit max_tokens={request.max_tokens} inside a tool call; asking again "
+                      f"with max_tokens={larger}")
+            turn = self._with_retries(replace(request, max_tokens=larger), None, cancel)
+            if turn.finish_reason == "length" and _mid_call(turn):
+                raise ModelError(
+                    f"{self.config.model}'s reply was cut at max_tokens={larger} in the middle of a tool call "
+                    "twice, so the call was not run. Raise max_output_tokens in the config, or ask for smaller "
+                    "steps (for example several edits instead of one large write).",
+                    kind="output_truncated",
+                )
+        if turn.finish_reason == "length" and turn.content.strip():
+            turn.content += f"\n\n[the reply was cut at the output cap of {request.max_tokens} tokens]"
+        return turn
 
     def _with_retries(
         self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
@@ -240,14 +269,21 @@ class OpenAIChatModel:
         worker.start()
         builder = TurnBuilder()
         shown = 0
+        last_chunk: float | None = None
+        idle_limit = self.config.stream_idle_timeout
         while True:
             try:
-                kind, payload = events.get(timeout=CANCEL_POLL if cancel is not None else None)
+                kind, payload = events.get(timeout=CANCEL_POLL)
             except queue.Empty:
                 kind, payload = "idle", None
             if cancel is not None and cancel.is_set():
                 abandoned.set()
                 return self._finish(builder, request, cancelled=True)
+            if kind == "idle" and last_chunk is not None and time.monotonic() - last_chunk > idle_limit:
+                abandoned.set()  # only once the stream started: a long prompt may take minutes to read first
+                raise _IdleStream(f"the stream sent nothing for {idle_limit:g} s (stream_idle_timeout)")
+            if kind != "idle":
+                last_chunk = time.monotonic()
             if kind == "error":
                 raise payload
             if kind == "chunk":
@@ -282,6 +318,12 @@ class OpenAIChatModel:
         """Runs in the worker thread; every outcome, failures included, goes to the caller through `events`."""
         tools: Any = request.tools if request.tools else openai.omit
         messages = cast(Any, request.messages)
+        # OpenAI's own API wants the newer name (its reasoning models refuse max_tokens); other servers the old.
+        cap: Any = (
+            {"max_completion_tokens": request.max_tokens}
+            if self.config.provider == "openai"
+            else {"max_tokens": request.max_tokens}
+        )
         try:
             if streaming:
                 stream = self._client.chat.completions.create(
@@ -290,6 +332,7 @@ class OpenAIChatModel:
                     tools=tools,
                     stream=True,
                     stream_options={"include_usage": True},
+                    **cap,
                 )
                 with stream:
                     for chunk in stream:
@@ -298,7 +341,7 @@ class OpenAIChatModel:
                         events.put(("chunk", chunk.to_dict()))
             else:
                 completion = self._client.chat.completions.create(
-                    model=self.config.model, messages=messages, tools=tools
+                    model=self.config.model, messages=messages, tools=tools, **cap
                 )
                 if not isinstance(completion, openai.BaseModel):
                     raise _MalformedReply(f"not a chat completion: {str(completion)[:200]!r}")
@@ -376,6 +419,11 @@ class OpenAIChatModel:
             return f"{head} Listing its /models failed too ({exc}); check base_url (it usually ends in /v1)."
         shown = ", ".join(offered[:40]) + (f", ... ({len(offered)} in all)" if len(offered) > 40 else "")
         return f"{head} It offers: {shown or '(none)'}. Choose one with --model NAME or model = \"NAME\" in the config."
+
+
+def _mid_call(turn: AssistantTurn) -> bool:
+    """Whether a cut reply stopped inside a tool call (native, or one being written as text)."""
+    return bool(turn.tool_calls) or held_back_length(turn.content) > 0
 
 
 def build_chat_model(config: ModelConfig, debug_log: DebugLog | None = None) -> ChatModel:

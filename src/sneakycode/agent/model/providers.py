@@ -86,10 +86,27 @@ class ModelConfig:
     context_window_source: str = "the default"
     """Where `context_window` came from: the config, the server (see `window`), or the preset."""
     request_timeout: float = 120.0
+    max_output_tokens: int | None = None
+    """The configured reply cap; None: `output_cap` picks one from the window."""
+    stream_idle_timeout: float = 60.0
     max_retries: int = 4
     retry_backoff: float = 1.0
     local: bool = False
     help: str = ""
+
+
+HOSTED_OUTPUT_CAP = 16_384
+LOCAL_OUTPUT_CAP = 4_096
+
+
+def output_cap(config: ModelConfig) -> int:
+    """The max_tokens every request carries: the configured one, else (local and custom servers) a quarter of
+    the window up to 4,096, so a rambling model cannot fill its whole context; hosted presets 16,384."""
+    if config.max_output_tokens:
+        return config.max_output_tokens
+    if config.local or config.provider == "custom":
+        return max(256, min(LOCAL_OUTPUT_CAP, config.context_window // 4))
+    return HOSTED_OUTPUT_CAP
 
 
 def list_models(base_url: str, api_key: str | None, timeout: float) -> list[str]:
@@ -222,6 +239,8 @@ def resolve_model_config(
             else f"the {preset.name} preset"
         ),
         request_timeout=settings.request_timeout,
+        max_output_tokens=settings.max_output_tokens,
+        stream_idle_timeout=settings.stream_idle_timeout,
         max_retries=settings.max_retries,
         retry_backoff=settings.retry_backoff,
         local=preset.local,
