@@ -239,7 +239,7 @@ class ModelError(SneakyError):
     """The model request failed after the client's own recovery (retries, fallbacks) ran out.
 
     `kind` is one of: auth, model_not_found, rate_limit, server, connection, timeout, context_length,
-    bad_request, empty_reply.
+    bad_request, empty_reply, context_truncated.
     """
 
     def __init__(self, message: str, *, kind: str) -> None:

@@ -145,7 +145,9 @@ def prepare_run(
     from sneakycode.agent.model.client import build_chat_model
     from sneakycode.agent.model.providers import resolve_model_config
 
-    config = resolve_model_config(loaded, args.api_key)
+    config = with_server_window(resolve_model_config(loaded, args.api_key))
+    if debug_log is not None:
+        debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
     session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     agent = Agent(
         build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
@@ -158,3 +160,18 @@ def prepare_run(
         history=session.saved.messages if session.saved else None,
     )
     return PreparedRun(config, session, agent)
+
+
+def with_server_window(config: ModelConfig) -> ModelConfig:
+    """The config with the window the server reports, unless the window was configured (that still wins) or
+    the provider is a hosted one (their windows are the presets')."""
+    from dataclasses import replace
+
+    from sneakycode.agent.model.window import discover_context_window
+
+    if config.context_window_source.startswith("configured") or not (config.local or config.provider == "custom"):
+        return config
+    found = discover_context_window(config.base_url, config.model, config.api_key, provider=config.provider)
+    if found is None:
+        return config
+    return replace(config, context_window=found.tokens, context_window_source=found.source)

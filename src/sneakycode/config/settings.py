@@ -74,6 +74,15 @@ class Settings(_Strict):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, overriding the preset's.")
     api_key_env: str | None = Field(None, description="Environment variable that holds the API key.")
     context_window: int | None = Field(None, ge=1024, description="Model context size in tokens.")
+    max_output_tokens: int | None = Field(
+        None,
+        ge=16,
+        description="Cap on each reply's tokens (sent as max_tokens); unset: a quarter of the window, at most "
+        "4,096, for local servers, 16,384 for hosted ones.",
+    )
+    stream_idle_timeout: float = Field(
+        60.0, gt=0, description="Seconds a streamed reply may send nothing before the request is retried."
+    )
     max_turns: int = Field(50, ge=1, description="Model turns before a run stops.")
     request_timeout: float = Field(120.0, gt=0, description="Seconds to wait for one model response.")
     max_retries: int = Field(4, ge=0, description="Retries of a model request on 429, 5xx or connection errors.")

@@ -70,8 +70,10 @@ def effective_turn(turn: Turn, script: Script) -> Turn:
     )
 
 
-def usage_of(turn: Turn, request: dict[str, Any]) -> dict[str, int]:
-    if turn.usage is not None:
+def usage_of(turn: Turn, request: dict[str, Any], script: Script | None = None) -> dict[str, int]:
+    if turn.usage is None and script is not None and script.prompt_tokens is not None:
+        usage = {"prompt_tokens": script.prompt_tokens, "completion_tokens": 1}
+    elif turn.usage is not None:
         usage = {"prompt_tokens": 0, "completion_tokens": 0, **turn.usage}
     else:
         prompt = json.dumps(request.get("messages", [])) + json.dumps(request.get("tools", []))
@@ -85,7 +87,7 @@ def _finish_reason(turn: Turn) -> str:
     return turn.finish_reason or ("tool_calls" if turn.tool_calls else "stop")
 
 
-def completion_body(turn: Turn, step: int, request: dict[str, Any]) -> dict[str, Any]:
+def completion_body(turn: Turn, step: int, request: dict[str, Any], script: Script | None = None) -> dict[str, Any]:
     """A non-streamed `chat.completion` object."""
     message: dict[str, Any] = {"role": "assistant", "content": turn.content or None}
     if turn.tool_calls:
@@ -101,7 +103,7 @@ def completion_body(turn: Turn, step: int, request: dict[str, Any]) -> dict[str,
         "created": int(time.time()),
         "model": request.get("model", "scripted-model"),
         "choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(turn)}],
-        "usage": usage_of(turn, request),
+        "usage": usage_of(turn, request, script),
     }
 
 
@@ -134,5 +136,5 @@ def stream_chunks(turn: Turn, step: int, request: dict[str, Any], script: Script
     chunks.append(chunk({}, _finish_reason(turn)))
     wants_usage = bool((request.get("stream_options") or {}).get("include_usage"))
     if wants_usage and not script.quirks.get("ignore_include_usage"):
-        chunks.append({**base, "choices": [], "usage": usage_of(turn, request)})
+        chunks.append({**base, "choices": [], "usage": usage_of(turn, request, script)})
     return chunks

@@ -11,7 +11,12 @@ A script is JSON (or the same structure in Python)::
       "models": ["scripted-model"],               # GET /models; if given, other model names get a 404
       "api_key": "secret",                        # if given, another bearer token gets a 401
       "chunk_size": 16,                           # characters per streamed content/arguments delta
-      "quirks": {"repeat_tool_call_ids": true}    # server-wide misbehaviour of real local servers
+      "quirks": {"repeat_tool_call_ids": true},   # server-wide misbehaviour of real local servers
+      "server_kind": "ollama",                    # answer that server's info endpoint (ollama: POST /api/show,
+                                                  # llamacpp: GET /props, vllm: max_model_len in /v1/models,
+                                                  # lmstudio: GET /api/v0/models)
+      "context_window": 4096,                     # the window that endpoint reports
+      "prompt_tokens": 900                        # reported for every reply without its own usage (truncation)
     }
 
 A bare list is shorthand for ``{"steps": [...]}``. Stdlib only, like the server.
@@ -28,6 +33,7 @@ FAULTS = ("status", "drop", "drop_mid_stream", "malformed_sse", "empty_stream", 
 TURN_KEYS = {"content", "tool_calls", "reasoning", "reasoning_field", "finish_reason", "usage", "chunk_delay"}
 FAULT_KEYS = {"fault", "status", "retry_after", "headers", "message", "code", "seconds"}
 TEXT_CALL_STYLES = ("tagged", "qwen_xml", "llama", "mistral", "deepseek", "fenced", "bare")
+SERVER_KINDS = ("ollama", "llamacpp", "vllm", "lmstudio")
 QUIRKS = {
     # Every streamed tool-call delta repeats the call's id and full name (llama.cpp, some Ollama builds).
     "repeat_tool_call_ids": bool,
@@ -90,6 +96,9 @@ class Script:
     api_key: str | None = None
     chunk_size: int = 16
     quirks: dict[str, Any] = field(default_factory=dict)
+    server_kind: str | None = None
+    context_window: int = 8192
+    prompt_tokens: int | None = None
 
     def offered_models(self) -> list[str]:
         return self.models if self.models else ["scripted-model"]
@@ -150,7 +159,13 @@ def parse_script(data: Any) -> Script:
         data = {"steps": data}
     if not isinstance(data, Mapping):
         raise ScriptError(f"a script is an object or a list of steps, got {type(data).__name__}")
-    _check_keys("script", data, {"steps", "models", "api_key", "chunk_size", "quirks"})
+    _check_keys(
+        "script",
+        data,
+        {"steps", "models", "api_key", "chunk_size", "quirks", "server_kind", "context_window", "prompt_tokens"},
+    )
+    if data.get("server_kind") not in (None, *SERVER_KINDS):
+        raise ScriptError(f"server_kind: expected one of {', '.join(SERVER_KINDS)}, got {data['server_kind']!r}")
     quirks = dict(data.get("quirks", {}))
     for name, value in quirks.items():
         if name not in QUIRKS:
@@ -165,4 +180,7 @@ def parse_script(data: Any) -> Script:
         api_key=data.get("api_key"),
         chunk_size=max(1, int(data.get("chunk_size", 16))),
         quirks=quirks,
+        server_kind=data.get("server_kind"),
+        context_window=int(data.get("context_window", 8192)),
+        prompt_tokens=None if data.get("prompt_tokens") is None else int(data["prompt_tokens"]),
     )

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from sneakycode.testing.info import info_reply, models_reply
 from sneakycode.testing.replies import completion_body, effective_turn, stream_chunks
 from sneakycode.testing.script import Fault, Script, Step, Turn, parse_script
 
@@ -144,7 +145,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         record = self.server.owner._record("GET", self.path, self._headers(), None)
-        if self.path.rstrip("/") not in ("/models", "/v1/models"):
+        info = info_reply(self.server.owner.script, "GET", self.path)
+        if info is not None:
+            record.status = 200
+            self._send_json(200, info)
+        elif self.path.rstrip("/") not in ("/models", "/v1/models"):
             record.status = 404
             self._send_error(404, f"no route GET {self.path}")
         elif not self._authorised():
@@ -152,9 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(401, "Incorrect API key provided.", "invalid_api_key")
         else:
             record.status = 200
-            models = self.server.owner.script.offered_models()
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in models]
-            self._send_json(200, {"object": "list", "data": data})
+            self._send_json(200, models_reply(self.server.owner.script))
         self.server.owner._answered(record)
 
     def do_POST(self) -> None:
@@ -164,7 +167,12 @@ class _Handler(BaseHTTPRequestHandler):
         except json.JSONDecodeError:
             body = raw.decode("utf-8", "replace")
         record = self.server.owner._record("POST", self.path, self._headers(), body)
-        record.status = self._answer(body)
+        info = info_reply(self.server.owner.script, "POST", self.path)
+        if info is not None:
+            record.status = 200
+            self._send_json(200, info)
+        else:
+            record.status = self._answer(body)
         self.server.owner._answered(record)
 
     def _answer(self, body: Any) -> int | None:
@@ -200,7 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._fault(step, streaming)
         turn = effective_turn(step, script)
         if not streaming:
-            self._send_json(200, completion_body(turn, step_index, body))
+            self._send_json(200, completion_body(turn, step_index, body, script))
             return 200
         self._stream(turn, step_index, body)
         return 200
@@ -301,7 +309,11 @@ class ScriptedServer:
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
         """The JSON bodies of the chat-completion requests, oldest first."""
-        return [r.body for r in self.requests if r.method == "POST" and isinstance(r.body, dict)]
+        return [
+            r.body
+            for r in self.requests
+            if r.method == "POST" and isinstance(r.body, dict) and r.path.rstrip("/").endswith("/chat/completions")
+        ]
 
     @property
     def remaining_steps(self) -> int:

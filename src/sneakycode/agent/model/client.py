@@ -12,23 +12,31 @@ read cannot be interrupted, but the caller can stop waiting for it the moment `c
 
 from __future__ import annotations
 
-import email.utils
 import json
 import queue
 import random
 import ssl
 import threading
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlparse
 
 import openai
 
 from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig
+from sneakycode.agent.model.failures import (
+    MAX_RETRY_AFTER,
+    EmptyStream,
+    Failure,
+    IdleStream,
+    MalformedReply,
+    classify,
+)
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, output_cap
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
+from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
 from sneakycode.errors import ModelError
 
@@ -37,9 +45,7 @@ if TYPE_CHECKING:
 
 CANCEL_POLL = 0.05
 MAX_BACKOFF = 30.0
-MAX_RETRY_AFTER = 120.0
 SENT_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
-CONTEXT_CODES = ("context_length_exceeded", "context_length", "maximum context length", "too many tokens")
 DebugLog = Callable[[str], None]
 TextCallMode = Literal["auto", "native", "text"]
 
@@ -66,80 +72,11 @@ def prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class _Request:
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    max_tokens: int
 
     def tool_schemas(self) -> dict[str, dict[str, Any]]:
         """Each offered tool's parameters schema, by name: text calls are checked and typed against them."""
         return {str(t.get("function", {}).get("name")): t.get("function", {}).get("parameters", {}) for t in self.tools}
-
-
-@dataclass
-class _Failure:
-    kind: str
-    summary: str
-    retryable: bool
-    retry_after: float | None = None
-
-
-class _EmptyStream(Exception):
-    """HTTP 200 with an event stream that held no reply (llama.cpp when streaming with tools)."""
-
-
-class _MalformedReply(Exception):
-    """HTTP 200 whose body is not a chat completion."""
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, Mapping):
-        error = body.get("error", body)
-        if isinstance(error, Mapping) and error.get("message"):
-            return str(error["message"])
-        if isinstance(body.get("message"), str):
-            return str(body["message"])
-    return str(body) if body else exc.message
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    try:
-        return float(headers["retry-after-ms"]) / 1000
-    except (KeyError, ValueError):
-        pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        try:
-            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
-
-
-def _classify(exc: Exception) -> _Failure:
-    if isinstance(exc, openai.APITimeoutError):
-        return _Failure("timeout", "the request timed out", True)
-    if isinstance(exc, openai.APIConnectionError):
-        return _Failure("connection", f"connection failed ({exc.__cause__ or exc})", True)
-    if isinstance(exc, openai.APIStatusError):
-        status, message = exc.status_code, _server_message(exc)
-        summary = f"HTTP {status}: {message}"
-        if status in (401, 403):
-            return _Failure("auth", summary, False)
-        if status == 404 or exc.code == "model_not_found":
-            return _Failure("model_not_found", summary, False)
-        if status in (408, 409, 429) or status >= 500:
-            after = _retry_after(exc.response.headers)
-            kind = "rate_limit" if status == 429 else "server"
-            return _Failure(kind, summary, after is None or after <= MAX_RETRY_AFTER, after)
-        if any(code in f"{exc.code} {message}".lower() for code in CONTEXT_CODES):
-            return _Failure("context_length", summary, False)
-        return _Failure("bad_request", summary, False)
-    if isinstance(exc, json.JSONDecodeError | _MalformedReply):
-        return _Failure("server", f"malformed reply ({exc})", True)
-    if isinstance(exc, openai.APIError):
-        return _Failure("server", f"error event in the stream: {exc.message}", True)
-    raise exc
 
 
 def _loopback_client(scheme: str) -> httpx2.Client:
@@ -185,10 +122,10 @@ class OpenAIChatModel:
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> AssistantTurn:
-        request = _Request(prepare_messages(messages), tools)
+        request = _Request(prepare_messages(messages), tools, output_cap(self.config))
         turn = AssistantTurn()
         for attempt in (1, 2):
-            turn = self._with_retries(request, on_text, cancel)
+            turn = self._capped(request, on_text, cancel)
             # A reply that only reasoned goes back to the loop, which nudges the model on (same request again
             # would likely reason the same way).
             if turn.finish_reason == "cancelled" or turn.content.strip() or turn.tool_calls or turn.reasoning.strip():
@@ -204,6 +141,28 @@ class OpenAIChatModel:
             kind="empty_reply",
         )
 
+    def _capped(
+        self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
+    ) -> AssistantTurn:
+        """A reply cut by the output cap mid tool call is asked for once more with twice the cap; a cut call is
+        never returned, and cut text says it was cut."""
+        turn = self._with_retries(request, on_text, cancel)
+        if turn.finish_reason == "length" and _mid_call(turn):
+            larger = request.max_tokens * 2
+            self._log(f"model: the reply hit max_tokens={request.max_tokens} inside a tool call; asking again "
+                      f"with max_tokens={larger}")
+            turn = self._with_retries(replace(request, max_tokens=larger), None, cancel)
+            if turn.finish_reason == "length" and _mid_call(turn):
+                raise ModelError(
+                    f"{self.config.model}'s reply was cut at max_tokens={larger} in the middle of a tool call "
+                    "twice, so the call was not run. Raise max_output_tokens in the config, or ask for smaller "
+                    "steps (for example several edits instead of one large write).",
+                    kind="output_truncated",
+                )
+        if turn.finish_reason == "length" and turn.content.strip():
+            turn.content += f"\n\n[the reply was cut at the output cap of {request.max_tokens} tokens]"
+        return turn
+
     def _with_retries(
         self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
     ) -> AssistantTurn:
@@ -211,14 +170,14 @@ class OpenAIChatModel:
         while True:
             try:
                 return self._attempt(request, on_text, cancel)
-            except _EmptyStream:
+            except EmptyStream:
                 self._streaming = False
                 self._log(
                     "model: the server answered a streaming request with an empty event stream; "
                     "retrying without streaming, and not streaming for the rest of this session"
                 )
             except Exception as exc:
-                failure = _classify(exc)
+                failure = classify(exc)
                 if not failure.retryable or retries >= self.config.max_retries:
                     raise self._final_error(failure, retries) from exc
                 delay = failure.retry_after
@@ -247,14 +206,21 @@ class OpenAIChatModel:
         worker.start()
         builder = TurnBuilder()
         shown, visible = 0, ""
+        last_chunk: float | None = None
+        idle_limit = self.config.stream_idle_timeout
         while True:
             try:
-                kind, payload = events.get(timeout=CANCEL_POLL if cancel is not None else None)
+                kind, payload = events.get(timeout=CANCEL_POLL)
             except queue.Empty:
                 kind, payload = "idle", None
             if cancel is not None and cancel.is_set():
                 abandoned.set()
                 return self._finish(builder, request, cancelled=True)
+            if kind == "idle" and last_chunk is not None and time.monotonic() - last_chunk > idle_limit:
+                abandoned.set()  # only once the stream started: a long prompt may take minutes to read first
+                raise IdleStream(f"the stream sent nothing for {idle_limit:g} s (stream_idle_timeout)")
+            if kind != "idle":
+                last_chunk = time.monotonic()
             if kind == "error":
                 raise payload
             if kind == "chunk":
@@ -267,7 +233,7 @@ class OpenAIChatModel:
             elif kind == "done":
                 break
         if streaming and not builder.saw_choice:
-            raise _EmptyStream()
+            raise EmptyStream()
         turn = self._finish(builder, request, cancelled=False)
         if on_text is not None:
             # Only an answer that extends what was shown is flushed: not one whose text calls were parsed out,
@@ -293,6 +259,12 @@ class OpenAIChatModel:
         """Runs in the worker thread; every outcome, failures included, goes to the caller through `events`."""
         tools: Any = request.tools if request.tools else openai.omit
         messages = cast(Any, request.messages)
+        # OpenAI's own API wants the newer name (its reasoning models refuse max_tokens); other servers the old.
+        cap: Any = (
+            {"max_completion_tokens": request.max_tokens}
+            if self.config.provider == "openai"
+            else {"max_tokens": request.max_tokens}
+        )
         try:
             if streaming:
                 stream = self._client.chat.completions.create(
@@ -301,6 +273,7 @@ class OpenAIChatModel:
                     tools=tools,
                     stream=True,
                     stream_options={"include_usage": True},
+                    **cap,
                 )
                 with stream:
                     for chunk in stream:
@@ -309,10 +282,10 @@ class OpenAIChatModel:
                         events.put(("chunk", chunk.to_dict()))
             else:
                 completion = self._client.chat.completions.create(
-                    model=self.config.model, messages=messages, tools=tools
+                    model=self.config.model, messages=messages, tools=tools, **cap
                 )
                 if not isinstance(completion, openai.BaseModel):
-                    raise _MalformedReply(f"not a chat completion: {str(completion)[:200]!r}")
+                    raise MalformedReply(f"not a chat completion: {str(completion)[:200]!r}")
                 events.put(("completion", completion.to_dict()))
             events.put(("done", None))
         except Exception as exc:  # handed over whole; the caller classifies it
@@ -334,6 +307,8 @@ class OpenAIChatModel:
                 turn.tool_calls, turn.content = calls, rest
         if builder.usage is None:
             turn.usage = self._estimate_usage(request, turn)
+        elif not cancelled:
+            check_prompt_not_truncated(self.config, request.messages, request.tools, builder.usage.prompt_tokens)
         return turn
 
     def _parses_text(self, request: _Request) -> bool:
@@ -353,7 +328,7 @@ class OpenAIChatModel:
             prompt_tokens=estimate_text_tokens(prompt), completion_tokens=estimate_text_tokens(reply), estimated=True
         )
 
-    def _final_error(self, failure: _Failure, retries: int) -> ModelError:
+    def _final_error(self, failure: Failure, retries: int) -> ModelError:
         config = self.config
         tries = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
         local_help = f" Is the server running? {config.help}." if config.local and config.help else ""
@@ -383,7 +358,7 @@ class OpenAIChatModel:
             message = f"{config.base_url} failed{tries}: {failure.summary}.{wait} Raise max_retries to keep trying."
         return ModelError(message, kind=failure.kind)
 
-    def _unknown_model_message(self, failure: _Failure) -> str:
+    def _unknown_model_message(self, failure: Failure) -> str:
         config = self.config
         head = (
             f"{config.base_url} does not offer the model {config.model!r} "
@@ -395,6 +370,11 @@ class OpenAIChatModel:
             return f"{head} Listing its /models failed too ({exc}); check base_url (it usually ends in /v1)."
         shown = ", ".join(offered[:40]) + (f", ... ({len(offered)} in all)" if len(offered) > 40 else "")
         return f"{head} It offers: {shown or '(none)'}. Choose one with --model NAME or model = \"NAME\" in the config."
+
+
+def _mid_call(turn: AssistantTurn) -> bool:
+    """Whether a cut reply stopped inside a tool call (native, or one being written as text)."""
+    return bool(turn.tool_calls) or held_back_length(turn.content) > 0
 
 
 def build_chat_model(

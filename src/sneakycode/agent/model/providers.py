@@ -83,11 +83,30 @@ class ModelConfig:
     key_source: str = "the --api-key flag"
     model_source: str = "command-line flags"
     context_window: int = 32_768
+    context_window_source: str = "the default"
+    """Where `context_window` came from: the config, the server (see `window`), or the preset."""
     request_timeout: float = 120.0
+    max_output_tokens: int | None = None
+    """The configured reply cap; None: `output_cap` picks one from the window."""
+    stream_idle_timeout: float = 60.0
     max_retries: int = 4
     retry_backoff: float = 1.0
     local: bool = False
     help: str = ""
+
+
+HOSTED_OUTPUT_CAP = 16_384
+LOCAL_OUTPUT_CAP = 4_096
+
+
+def output_cap(config: ModelConfig) -> int:
+    """The max_tokens every request carries: the configured one, else (local and custom servers) a quarter of
+    the window up to 4,096, so a rambling model cannot fill its whole context; hosted presets 16,384."""
+    if config.max_output_tokens:
+        return config.max_output_tokens
+    if config.local or config.provider == "custom":
+        return max(256, min(LOCAL_OUTPUT_CAP, config.context_window // 4))
+    return HOSTED_OUTPUT_CAP
 
 
 def list_models(base_url: str, api_key: str | None, timeout: float) -> list[str]:
@@ -214,7 +233,14 @@ def resolve_model_config(
         key_source=key_source,
         model_source=model_source,
         context_window=settings.context_window or preset.context_window,
+        context_window_source=(
+            f"configured ({loaded.origin_of('context_window')})"
+            if settings.context_window
+            else f"the {preset.name} preset"
+        ),
         request_timeout=settings.request_timeout,
+        max_output_tokens=settings.max_output_tokens,
+        stream_idle_timeout=settings.stream_idle_timeout,
         max_retries=settings.max_retries,
         retry_backoff=settings.retry_backoff,
         local=preset.local,

@@ -52,6 +52,8 @@ def run_interactive(args: argparse.Namespace) -> int:
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
+    console.print(f"[dim]context window {config.context_window} tokens, from "
+                  f"{markup_safe(config.context_window_source)}[/]")
     console.print(f"workspace {markup_safe(str(ctx.workspace.root))}  session {ctx.session_id}"
                   + ("  (resumed)" if session.saved else ""))
     console.print("[dim]Type a task. /help lists commands; Ctrl-C stops a turn; Ctrl-D leaves.[/]")
