@@ -135,7 +135,9 @@ def test_older_turns_are_summarised_when_eliding_is_not_enough(ctx: ToolContext,
     model = summary_model("Read four files; nothing changed yet.")
     report = ContextManager(2000, ctx.workspace).compact(history.messages, 0, model)
     assert report is not None and report.summarised_messages > 0
-    assert [m["role"] for m in history.messages] == ["system", "user", "assistant", "tool"]
+    # The latest user message is the request being worked on: it stays whole, right after the summary.
+    assert [m["role"] for m in history.messages] == ["system", "user", "user", "assistant", "tool"]
+    assert history.messages[2]["content"] == "also remember point 29 " * 20
     summary = history.messages[1]["content"]
     assert summary.startswith(SUMMARY_MARK) and "Fix the bug in big.py" in summary and "nothing changed yet" in summary
     assert history.messages[-1]["tool_call_id"] == last
@@ -202,3 +204,18 @@ def test_an_agents_md_link_leaving_the_workspace_is_not_followed(ctx: ToolContex
     secret.write_text("TOP SECRET\n")
     (ws / "AGENTS.md").symlink_to(secret)
     assert "TOP SECRET" not in build_system_prompt(ctx.workspace)
+
+
+def test_the_request_alone_is_never_compacted_even_when_the_tools_fill_the_window(ctx: ToolContext) -> None:
+    """Regression: with a 2,048-token window the tools alone pass the threshold, and the user's request (the
+    only message) was summarised away before the first model turn."""
+    request = "Rename the helper in app.py " * 10
+    messages = [{"role": "system", "content": "system prompt"}, {"role": "user", "content": request}]
+    model = summary_model()
+    assert ContextManager(2048, ctx.workspace).compact(messages, 5000, model) is None
+    assert messages[1] == {"role": "user", "content": request} and not model.requests
+
+
+def test_a_small_window_gives_tools_a_quarter_of_it_in_bytes(ctx: ToolContext) -> None:
+    assert ContextManager(8192, ctx.workspace).output_budget() == 2048 * 3
+    assert ContextManager(1024, ctx.workspace).output_budget() == 1024  # never below the smallest setting

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from sneakycode.agent.context import estimate_history_tokens
 from sneakycode.agent.loop import Agent, RunResult
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
 from sneakycode.errors import ModelError, SneakyError
@@ -340,3 +341,28 @@ def test_set_mode_and_clear_are_the_agents_public_controls(ctx: ToolContext, ws:
     agent.run_turn("edit a.txt")
     assert (ws / "a.txt").read_text() == "a\n", "after clear() a file must be read again before an edit"
     assert model.requests[-2][1] == {"role": "user", "content": "edit a.txt"}
+
+
+def test_an_8k_window_fits_a_2000_line_read_with_a_read_on_hint(ctx: ToolContext, ws: Path) -> None:
+    """Issue 12: with the 64 KB default cap, one read of a 2,000-line file was ~21k tokens, over an 8k window."""
+    (ws / "long.py").write_text("".join(f"value_{n} = {n}  # a line of ordinary length\n" for n in range(2000)))
+    agent, model, _ = make_agent(ctx, [reply(tc("read_file", file_path="long.py")), finish()], context_window=8192)
+    assert agent.run_turn("Summarise long.py").status == "finished"
+    budget = 8192 // 4 * 3
+    result = first_result(agent.history)
+    assert len(result.encode()) <= budget
+    shown = int(result.split("(lines 1-")[1].split(" ")[0])
+    assert 1 < shown < 2000 and result.rstrip().endswith(f"read on with start_line={shown + 1})")
+    sent = model.requests[1]
+    assert estimate_history_tokens(sent) + agent.tools_tokens < 8192
+
+
+def test_a_2k_window_keeps_the_request_verbatim(ctx: ToolContext, ws: Path) -> None:
+    """Regression: the tools alone pass a 2,048 window's compaction threshold, and the request was summarised."""
+    (ws / "a.py").write_text("x = 1\n")
+    request = "Read a.py and tell me what x is. " * 5
+    agent, model, _ = make_agent(ctx, [reply(tc("read_file", file_path="a.py")), finish("x is 1")],
+                                 context_window=2048)
+    assert agent.run_turn(request).status == "finished"
+    for sent in model.requests:
+        assert {"role": "user", "content": request} in sent

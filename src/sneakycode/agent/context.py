@@ -26,6 +26,10 @@ ELIDE_MIN_CHARS = 300
 ELIDED_MARK = "[elided to fit the context window:"
 SUMMARY_MARK = "[Summary of the earlier conversation"
 SUMMARY_INPUT_CHARS = 60_000
+# At most this share of the window for any one tool result, so a small window (8k on a local server) still
+# holds the tools, the system prompt and a full result; never below the smallest max_output_bytes.
+TOOL_OUTPUT_SHARE = 0.25
+MIN_OUTPUT_BUDGET = 1024
 
 SUMMARY_PROMPT = (
     "Summarise this coding-agent conversation for the agent itself, which will continue the work from your "
@@ -109,6 +113,10 @@ class ContextManager:
     high: float = 0.75
     target: float = 0.5
 
+    def output_budget(self) -> int:
+        """Bytes one tool result may take in this window: TOOL_OUTPUT_SHARE of it at CHARS_PER_TOKEN."""
+        return max(MIN_OUTPUT_BUDGET, int(self.window * TOOL_OUTPUT_SHARE) * CHARS_PER_TOKEN)
+
     def compact(
         self,
         messages: list[dict[str, Any]],
@@ -118,13 +126,16 @@ class ContextManager:
     ) -> CompactionReport | None:
         """Compact `messages` in place when they (plus `fixed_tokens`, the tool schemas) near the window.
 
-        Everything from the last assistant message on (results the model has not seen yet) is kept whole.
+        Everything from the last assistant message on (results the model has not seen yet) is kept whole, and
+        so is the latest user message (the request being worked on). With nothing older than those there is
+        nothing to compact, however full the window: the tools and system prompt alone may fill a tiny one.
         """
         before = estimate_history_tokens(messages) + fixed_tokens
-        if before <= self.high * self.window:
+        keep_from = _last_assistant_index(messages)
+        request = _last_user_index(messages)
+        if before <= self.high * self.window or all(i == request for i in range(1, keep_from)):
             return None
         report = CompactionReport(before, before)
-        keep_from = _last_assistant_index(messages)
         calls = _calls_by_id(messages)
         goal = int(self.target * self.window)
         elided_reads: list[str] = []
@@ -141,8 +152,8 @@ class ContextManager:
             total += estimate_message_tokens(message) - old_cost
             report.elided.append(f"{name}({_brief(arguments)})")
             elided_reads.extend(_read_paths(name, arguments))
-        if total > goal and keep_from > 1:
-            self._summarise(messages, keep_from, model, cancel, report, elided_reads, calls)
+        if total > goal:
+            self._summarise(messages, keep_from, request, model, cancel, report, elided_reads, calls)
         report.forgotten_files = self._forget_unseen_reads(messages, elided_reads, _calls_by_id(messages))
         report.tokens_after = estimate_history_tokens(messages) + fixed_tokens
         return report
@@ -151,13 +162,17 @@ class ContextManager:
         self,
         messages: list[dict[str, Any]],
         keep_from: int,
+        request: int,
         model: ChatModel,
         cancel: threading.Event | None,
         report: CompactionReport,
         elided_reads: list[str],
         calls: dict[str, tuple[str, dict[str, Any]]],
     ) -> None:
-        old = messages[1:keep_from]
+        """Replace the messages before `keep_from` by one summary; the request at `request`, when among them,
+        stays whole right after the summary, so the model never works from a summary of what it was asked."""
+        kept = [messages[request]] if 0 < request < keep_from else []
+        old = [m for i, m in enumerate(messages[1:keep_from], start=1) if i != request]
         for message in old:
             if message.get("role") == "tool":
                 name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
@@ -180,7 +195,9 @@ class ContextManager:
         text = f"{SUMMARY_MARK}, made to fit the context window; files read before must be read again]\n"
         if first_request:
             text += f"The original request: {first_request[:4000]}\n\n"
-        messages[1:keep_from] = [{"role": "user", "content": text + summary}]
+        if kept:
+            text += "The request being worked on follows this summary, word for word.\n\n"
+        messages[1:keep_from] = [{"role": "user", "content": text + summary}, *kept]
         report.summarised_messages = len(old)
 
     def _forget_unseen_reads(
@@ -220,6 +237,14 @@ def _last_assistant_index(messages: list[dict[str, Any]]) -> int:
         if messages[index].get("role") == "assistant":
             return index
     return len(messages)
+
+
+def _last_user_index(messages: list[dict[str, Any]]) -> int:
+    """The latest user message, or -1 when there is none."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "user":
+            return index
+    return -1
 
 
 def _calls_by_id(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:

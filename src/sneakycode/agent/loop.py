@@ -79,6 +79,7 @@ class Agent:
         self.max_turns = max_turns or ctx.settings.max_turns
         window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
         self.context = ContextManager(window, ctx.workspace)
+        ctx.output_budget = self.context.output_budget()
         self.transcript = transcript
         self.tools = openai_schemas()
         self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
@@ -170,6 +171,7 @@ class Agent:
                 raise
             sent = estimate_history_tokens(self.history) + self.tools_tokens
             self.context.window = max(1024, int(sent * 0.9))
+            self.ctx.output_budget = self.context.output_budget()
             self.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
             self._compact()
             return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel)

@@ -108,8 +108,8 @@ class Gate:
         return run(call.tool, call.args, self.ctx)
 
     def capped(self, result: ToolResult) -> ToolResult:
-        """Every result the gate hands out fits max_output_bytes, refusals and bad calls included."""
-        return cap_result(result, self.ctx.settings.max_output_bytes)
+        """Every result the gate hands out fits the output limit, refusals and bad calls included."""
+        return cap_result(result, self.ctx.output_limit)
 
     def run_direct(self, name: str, raw_args: str | dict[str, Any] | None) -> ToolResult:
         """A call a person chose: `ask` counts as approved; deny rules and plan mode still refuse."""

@@ -34,10 +34,18 @@ class ToolContext:
     tasks: list[dict[str, str]] = field(default_factory=list)
     # The deny rule that hides a workspace-relative path from search results (set by the permission gate).
     hidden: Callable[[str], str | None] = field(default=lambda _path: None)
+    # A tighter cap than max_output_bytes for this session (the agent sets it from a small context window).
+    output_budget: int | None = None
 
     @property
     def settings(self) -> Settings:
         return self.loaded.settings
+
+    @property
+    def output_limit(self) -> int:
+        """The most bytes any one tool result may take: max_output_bytes, or output_budget when smaller."""
+        limit = self.settings.max_output_bytes
+        return limit if self.output_budget is None else min(limit, self.output_budget)
 
 
 TOOL_TIME_BUDGET = 120.0  # seconds of in-process work any one call may take (commands have their own timeout)

@@ -104,7 +104,7 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
             hint=f"Ask for lines 1 to {total}.",
         )
     end = min(args.end_line or start + DEFAULT_WINDOW - 1, total, start + DEFAULT_WINDOW - 1)
-    out = fit(number_lines(lines[start - 1 : end], start), ctx.settings.max_output_bytes - 300)
+    out = fit(number_lines(lines[start - 1 : end], start), ctx.output_limit - 300)
     last = start + len(out) - 1
     if start == 1 and last == total:
         message = ""
@@ -119,7 +119,7 @@ def _read_large(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     ws = ctx.workspace
     start = args.start_line or 1
     end = min(args.end_line or start + DEFAULT_WINDOW - 1, start + DEFAULT_WINDOW - 1)
-    budget = ctx.settings.max_output_bytes - 300
+    budget = ctx.output_limit - 300
     opened = ws.open_file(args.file_path)
     size = opened.info.st_size
     with opened.fh:

@@ -1,7 +1,7 @@
 """The single list of tools, and the one way to run a tool call the way the model made it.
 
 `parse_arguments` and `validate` turn the model's JSON into the tool's pydantic model; `run` runs the tool,
-turns any ToolError into a failed result and caps the rendered output at max_output_bytes. Nothing above
+turns any ToolError into a failed result and caps the rendered output at `ToolContext.output_limit`. Nothing above
 this module calls a tool function directly, and every caller comes through `permissions.gate`.
 """
 
@@ -159,11 +159,11 @@ def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
         # A refusal by the system that the tool did not foresee (the path changed under it, say) is still an
         # io_error for the model, not a traceback that ends `sneakycode tool` or an MCP request.
         result = ToolResult.fail(ErrorCode.IO_ERROR, f"{found.name}: {exc.strerror or exc}")
-    return cap_result(result, ctx.settings.max_output_bytes)
+    return cap_result(result, ctx.output_limit)
 
 
 def cap_result(result: ToolResult, max_bytes: int) -> ToolResult:
-    """Last line of defence: no rendering, error and hint included, ever exceeds max_output_bytes (tools
+    """Last line of defence: no rendering, error and hint included, ever exceeds max_bytes (tools
     bound their content first; a 100 KB pattern or tool name echoed in an error must not pass either)."""
     if len(result.render().encode("utf-8")) <= max_bytes:
         return result
@@ -177,7 +177,7 @@ def cap_result(result: ToolResult, max_bytes: int) -> ToolResult:
     if len(encoded) > room:
         kept = encoded[: max(room, 0)].decode("utf-8", errors="ignore")
         cut = len(encoded) - len(kept.encode("utf-8"))
-        result.content = f"{kept}\n... [output cut: {cut} more bytes over max_output_bytes={max_bytes}]"
+        result.content = f"{kept}\n... [output cut: {cut} more bytes over the {max_bytes}-byte output limit]"
         result.data["truncated"] = True
     return result
 

@@ -69,7 +69,7 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(ErrorCode.CANCELLED, "the turn was cancelled before the command started")
     spill_dir = ctx.session_dir / "outputs"
     argv, sandbox, notes, guard = sandboxed(shell_argv(args.command), ctx, cwd, spill_dir)
-    budget = max(ctx.settings.max_output_bytes - _MARKER_ROOM, 256)
+    budget = max(ctx.output_limit - _MARKER_ROOM, 256)
     key_env = [ctx.settings.api_key_env] if ctx.settings.api_key_env else []
     env = command_environment(also_remove=key_env, keep=settings.env_keep, strip=settings.env_strip)
     try:

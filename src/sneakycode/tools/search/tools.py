@@ -169,7 +169,7 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         hits = [hit for hit in hits if still_inside(ws, hit.path)]
     if not hits:
         return no_matches(args, scope, request, engine, ws.display(target), report)
-    budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
+    budget = Budget(ctx.output_limit - _NOTICE_RESERVE)
     total = sum(hit.matched_lines for hit in hits)
     if content:
         shown = content_lines(hits, by_path, args.max_results, args.context_lines, budget)
@@ -326,7 +326,7 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         if not args.include_ignored:
             message += " " + IGNORED_HINT.replace("search", "list")
         return ToolResult.ok(message=message, files=0, backend=engine.name)
-    budget = Budget(ctx.settings.max_output_bytes - _NOTICE_RESERVE)
+    budget = Budget(ctx.output_limit - _NOTICE_RESERVE)
     lines = listed_lines(paths, args.max_results, budget)
     if len(lines) < len(paths):
         message = (
