@@ -52,7 +52,7 @@ def main() -> int:
     from sneakycode.agent.prompts import build_system_prompt
     from sneakycode.config import Settings
     from sneakycode.testing.server import ScriptedServer
-    from sneakycode.tools.registry import openai_schemas
+    from sneakycode.tools.registry import offered_tools, openai_schemas
     from sneakycode.workspace.files import Workspace
 
     rows: list[tuple[str, str, str]] = []
@@ -75,6 +75,10 @@ def main() -> int:
              f"{_verdict(tools_chars < TOOLS_GOAL_CHARS)} ({len(schemas)} tools; largest: {largest_tools})"),
             ("system prompt", f"{prompt_chars:,} chars", ""),
         ]
+        for fmt, family in (("replace", "Qwen, Llama, Mistral, ..."), ("patch", "GPT-4.1, GPT-5, Codex")):
+            chosen = offered_tools(None, fmt)
+            rows.append((f"tools array, edit_format={fmt}", f"{len(compact(openai_schemas(chosen))):,} chars",
+                         f"{len(chosen)} tools, auto for {family}"))
 
         session = [
             call("read_file", file_path="calc.py"),

@@ -161,7 +161,7 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
     ),
     ErrorCode.PATCH_FAILED: ErrorDoc(
         "A hunk's context and removed lines were not found (uniquely) in the file; nothing was applied.",
-        "Read the lines around the hunk again and rebuild it from the current text, or use str_replace.",
+        "Read the lines around the hunk again and rebuild it from the current text, or send a smaller hunk.",
     ),
     ErrorCode.INVALID_PATTERN: ErrorDoc(
         "The search pattern is not a valid regular expression (ripgrep/Rust syntax); the engine's message is quoted.",

@@ -16,7 +16,7 @@ from sneakycode.agent.context import (
     estimate_message_tokens,
     repair_history,
 )
-from sneakycode.agent.prompts import BASE_PROMPT, build_system_prompt
+from sneakycode.agent.prompts import base_prompt, build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.errors import SneakyError
 from sneakycode.testing.scripted_model import ScriptedModel
@@ -178,7 +178,7 @@ def test_repair_answers_tool_calls_left_without_results() -> None:
 
 def test_the_system_prompt_is_short_and_states_the_conventions(ctx: ToolContext) -> None:
     prompt = build_system_prompt(ctx.workspace)
-    assert prompt == BASE_PROMPT and len(prompt) < 1200
+    assert prompt == base_prompt() and len(prompt) < 1200
     for convention in ("relative to the workspace root", "Read a file before you edit", "str_replace", "finish"):
         assert convention in prompt
 
@@ -195,7 +195,7 @@ def test_agents_md_and_context_md_are_appended(ctx: ToolContext, ws: Path) -> No
 def test_a_long_agents_md_is_cut_with_a_note(ctx: ToolContext, ws: Path) -> None:
     (ws / "AGENTS.md").write_text("rule\n" * 10_000)
     prompt = build_system_prompt(ctx.workspace, max_project_chars=1000)
-    assert len(prompt) < len(BASE_PROMPT) + 1300
+    assert len(prompt) < len(base_prompt()) + 1300
     assert "[AGENTS.md cut here: 1000 of" in prompt and "read_file AGENTS.md for the rest" in prompt
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.agent.loop import Agent
-from sneakycode.agent.prompts import BASE_PROMPT, build_system_prompt
+from sneakycode.agent.prompts import base_prompt, build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
 from sneakycode.testing.scripted_model import ScriptedModel
 from sneakycode.tools.base import ToolContext
@@ -21,7 +21,7 @@ def test_a_fifo_or_device_as_instructions_is_skipped_with_a_notice(ctx: ToolCont
     (ws / ".sneakycode").mkdir()
     (ws / ".sneakycode" / "context.md").symlink_to("/dev/zero")
     notices: list[str] = []
-    assert build_system_prompt(ctx.workspace, notices=notices) == BASE_PROMPT
+    assert build_system_prompt(ctx.workspace, notices=notices) == base_prompt()
     assert len(notices) == 2
     assert notices[0].startswith("AGENTS.md was not added to the instructions") and "FIFO" in notices[0]
     assert ".sneakycode/context.md was not added" in notices[1] and "outside the workspace" in notices[1]

@@ -164,3 +164,15 @@ def test_a_default_timeout_above_the_maximum_is_refused_at_load(ws: Path) -> Non
         load_settings(ws, environ={})
     write_user_config("[tools.shell]\ndefault_timeout = 700\nmax_timeout = 900\n")
     assert load_settings(ws, environ={}).settings.tools.shell.default_timeout == 700
+
+
+def test_an_untrusted_project_may_narrow_the_tools_but_not_widen_them(ws: Path) -> None:
+    """Issue 12: `tools.enabled` from a repository is a narrowing only; the edit format is harmless."""
+    write_user_config('[tools]\nenabled = ["read_file", "list_dir", "grep_files"]\n')
+    project_config(ws, '[tools]\nenabled = ["read_file"]\nedit_format = "patch"\n', trusted=False)
+    s = load_settings(ws, environ={}).settings
+    assert s.tools.enabled == ["read_file"] and s.tools.edit_format == "patch"
+    project_config(ws, '[tools]\nenabled = ["read_file", "run_command"]\n', trusted=False)
+    loaded = load_settings(ws, environ={})
+    assert loaded.settings.tools.enabled == ["read_file", "list_dir", "grep_files"]
+    assert any(line.startswith("tools.enabled = ") for line in loaded.ignored)

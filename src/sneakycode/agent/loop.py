@@ -23,9 +23,9 @@ from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ModelError, SneakyError
 from sneakycode.permissions.gate import Approver, Gate, PreparedCall
 from sneakycode.session.transcript import Transcript
-from sneakycode.tools.base import ToolResult
+from sneakycode.tools.base import Tool, ToolResult
 from sneakycode.tools.context import ToolContext
-from sneakycode.tools.registry import openai_schemas
+from sneakycode.tools.registry import all_tools, openai_schemas
 
 RunStatus = Literal["finished", "answered", "turn_limit", "cancelled", "error"]
 DEFAULT_CONTEXT_WINDOW = 32_768
@@ -71,20 +71,23 @@ class Agent:
         context_window: int | None = None,
         transcript: Transcript | None = None,
         history: list[dict[str, Any]] | None = None,
+        tools: tuple[Tool, ...] | None = None,
     ) -> None:
+        """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
-        self.gate = Gate(ctx, approver, PermissionMode(mode) if mode else None)
+        offered = all_tools() if tools is None else tools
+        self.gate = Gate(ctx, approver, PermissionMode(mode) if mode else None, offered=offered)
         self.max_turns = max_turns or ctx.settings.max_turns
         window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
         self.context = ContextManager(window, ctx.workspace)
         ctx.output_budget = self.context.output_budget()
         self.transcript = transcript
-        self.tools = openai_schemas()
+        self.tools = openai_schemas(offered)
         self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
         notices: list[str] = []
-        prompt = build_system_prompt(ctx.workspace, notices=notices)
+        prompt = build_system_prompt(ctx.workspace, notices=notices, tools=offered)
         for notice in notices:
             sink.emit({"type": "notice", "message": notice})
         system = {"role": "system", "content": prompt + (RESUMED_NOTE if history else "")}

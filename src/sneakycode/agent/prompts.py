@@ -9,29 +9,36 @@ file says so and how to read the rest. A file that exists but cannot be used is 
 from __future__ import annotations
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.base import Tool
+from sneakycode.tools.registry import all_tools
 from sneakycode.workspace.files import Workspace
 
 PROJECT_FILES = ("AGENTS.md", ".sneakycode/context.md")
 MAX_PROJECT_CHARS = 16_000
 
-BASE_PROMPT = """\
+CONVENTIONS = """\
 You are SneakyCode, a coding agent working in the user's repository through tools.
 - Paths are relative to the workspace root. Read a file before you edit or overwrite it; if it changed \
 since, read it again.
-- Prefer str_replace for edits: old_str must match the file exactly (without the line numbers read_file \
-shows) and be unique.
-- Run tests and commands with run_command; check results instead of assuming them.
-- A failed tool returns `Error [code]: ...` with a hint; follow the hint, do not repeat the same call.
-- For work with several steps keep a task list with update_tasks.
-- When the task is done, or cannot be done, call finish with a short summary for the user."""
+- A failed tool returns `Error [code]: ...` with a hint; follow the hint, do not repeat the same call."""
+
+
+def base_prompt(tools: tuple[Tool, ...] | None = None) -> str:
+    """The conventions, then one line of guidance from each offered tool that has one (so the prompt never
+    names a tool the model was not given)."""
+    offered = all_tools() if tools is None else tools
+    return "\n".join([CONVENTIONS, *(f"- {t.guidance}" for t in offered if t.guidance)])
 
 
 def build_system_prompt(
-    workspace: Workspace, max_project_chars: int = MAX_PROJECT_CHARS, notices: list[str] | None = None
+    workspace: Workspace,
+    max_project_chars: int = MAX_PROJECT_CHARS,
+    notices: list[str] | None = None,
+    tools: tuple[Tool, ...] | None = None,
 ) -> str:
-    """The base prompt, then each project instruction file that exists, within max_project_chars in total.
-    Why a file that exists was not used is appended to `notices`, for the user."""
-    parts = [BASE_PROMPT]
+    """The base prompt for the offered `tools` (None: all), then each project instruction file that exists,
+    within max_project_chars in total. Why a file that exists was not used is appended to `notices`."""
+    parts = [base_prompt(tools)]
     budget = max_project_chars
     for name in PROJECT_FILES:
         try:

@@ -18,17 +18,22 @@ def run_mcp_command(args: argparse.Namespace) -> int:
 
     from sneakycode.cli.startup import config_error_exit, workspace_settings
     from sneakycode.tools.context import open_tool_context
+    from sneakycode.tools.registry import offered_tools
 
     try:
         loaded = workspace_settings(args.workspace)
+        # The client's model family is unknown here, so `auto` offers both edit tools.
+        chosen = loaded.settings.tools
+        fmt = "both" if chosen.edit_format == "auto" else chosen.edit_format
+        offered = [t for t in offered_tools(chosen.enabled, fmt) if t.mcp]
         ctx = open_tool_context(loaded, kind="mcp")
     except ConfigError as exc:
         return config_error_exit("mcp", exc)
-    anyio.run(_serve, ctx)
+    anyio.run(_serve, ctx, offered)
     return 0
 
 
-async def _serve(ctx: Any) -> None:
+async def _serve(ctx: Any, offered: list[Any]) -> None:
     import anyio
     import mcp.types as types
     from mcp.server.lowlevel import Server
@@ -36,9 +41,8 @@ async def _serve(ctx: Any) -> None:
 
     from sneakycode import __version__
     from sneakycode.permissions.gate import Gate
-    from sneakycode.tools.registry import all_tools, unknown_tool
+    from sneakycode.tools.registry import unknown_tool
 
-    offered = [t for t in all_tools() if t.mcp]
     names = {t.name for t in offered}
     gate = Gate(ctx)
 

@@ -143,11 +143,16 @@ def prepare_run(
     cannot start. `approver_for` gets the session's tool context, so an approver can reach its cancel signal."""
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.client import build_chat_model
+    from sneakycode.agent.model.families import edit_format_for
     from sneakycode.agent.model.providers import resolve_model_config
+    from sneakycode.tools.registry import offered_tools
 
     config = with_server_window(resolve_model_config(loaded, args.api_key))
+    chosen = loaded.settings.tools
+    tools = offered_tools(chosen.enabled, edit_format_for(config.model, chosen.edit_format))
     if debug_log is not None:
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
+        debug_log(f"tools offered: {', '.join(t.name for t in tools)}")
     session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     agent = Agent(
         build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
@@ -158,6 +163,7 @@ def prepare_run(
         context_window=config.context_window,
         transcript=session.transcript,
         history=session.saved.messages if session.saved else None,
+        tools=tools,
     )
     return PreparedRun(config, session, agent)
 

@@ -47,6 +47,16 @@ class ShellSettings(_Strict):
 
 
 class ToolsSettings(_Strict):
+    enabled: list[str] | None = Field(
+        None,
+        description="The tools the model is offered, by name (unset: all); finish is always offered. Fewer tools "
+        "make a smaller request, which helps small context windows.",
+    )
+    edit_format: Literal["auto", "replace", "patch", "both"] = Field(
+        "auto",
+        description="Which edit tool the model gets: replace (str_replace), patch (patch_apply, a unified diff) or "
+        "both; auto picks the one the model family is trained on, both when the family is not known.",
+    )
     shell: ShellSettings = Field(default_factory=ShellSettings, description="run_command settings.")
 
 

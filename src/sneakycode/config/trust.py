@@ -21,7 +21,7 @@ TIGHTENING_KEYS = frozenset(
 )
 # Kept: they neither loosen a permission nor send anything anywhere new.
 HARMLESS_KEYS = frozenset(
-    {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls"}
+    {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls", "tools.edit_format"}
 )
 LOWER_IS_TIGHTER = frozenset(
     {"max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout", "tools.shell.max_timeout"}
@@ -51,6 +51,9 @@ def untrusted_project_layer(
         elif dotted in STRICTNESS:
             order = STRICTNESS[dotted]
             allowed = order.index(value) <= order.index(now)
+        elif dotted == "tools.enabled":
+            # Offering fewer tools only narrows what the model can do; one the user's settings left out stays out.
+            allowed = isinstance(value, list) and (now is None or set(value) <= set(now))
         elif dotted == "workspace_root":
             allowed = inside(base, (base / Path(str(value)).expanduser()).resolve())
         else:

@@ -59,16 +59,24 @@ class Verdict:
 
 
 class Gate:
-    def __init__(self, ctx: ToolContext, approver: Approver | None = None, mode: PermissionMode | None = None) -> None:
+    def __init__(
+        self,
+        ctx: ToolContext,
+        approver: Approver | None = None,
+        mode: PermissionMode | None = None,
+        offered: tuple[Tool, ...] | None = None,
+    ) -> None:
+        """`offered`: the tools this caller's model was given (None: every tool); others are unknown to it."""
         self.ctx = ctx
         self.approver = approver
         self.mode = mode
+        self.offered = None if offered is None else [t.name for t in offered]
         ctx.hidden = hidden_paths(ctx.loaded)
 
     def prepare(self, name: str, raw_args: str | dict[str, Any] | None) -> PreparedCall:
-        found = get_tool(name)
+        found = get_tool(name) if self.offered is None or name in self.offered else None
         if found is None:
-            return PreparedCall(name, {}, failure=unknown_tool(name))
+            return PreparedCall(name, {}, failure=unknown_tool(name, offered=self.offered))
         try:
             arguments = parse_arguments(raw_args)
             args = validate(found, arguments)

@@ -117,6 +117,8 @@ class Tool:
     headline: str | None = None  # the argument shown beside the name in one-line displays
     preview: Callable[[dict[str, Any]], Preview] | None = None  # shown before approval (default: the JSON)
     example: dict[str, Any] = field(default_factory=dict)  # a typical call, for docs/tools.md
+    edit_format: str | None = None  # the edit style it offers ("replace", "patch"); tools.edit_format picks
+    guidance: str = ""  # one line of the system prompt, sent only while the tool is offered
 
     def parameters_schema(self) -> dict[str, Any]:
         return compact_schema(self.args_model.model_json_schema())

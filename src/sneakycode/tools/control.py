@@ -20,6 +20,7 @@ class FinishArgs(ToolArgs):
     quiet_on_success=True,
     headline="message",
     example={"message": "Added the --verbose flag and a test for it; all tests pass."},
+    guidance="When the task is done, or cannot be done, call finish with a short summary for the user.",
 )
 def finish(args: FinishArgs, ctx: ToolContext) -> ToolResult:
     """End the run when the task is done or cannot be done, saying what was done and what is left open."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.errors import ConfigError, ErrorCode, ToolError
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from sneakycode.tools.context import start_budget
 
@@ -58,8 +58,33 @@ def get_tool(name: str) -> Tool | None:
     return None
 
 
-def openai_schemas() -> list[dict[str, Any]]:
-    return [t.openai_schema() for t in all_tools()]
+def openai_schemas(tools: tuple[Tool, ...] | None = None) -> list[dict[str, Any]]:
+    return [t.openai_schema() for t in (all_tools() if tools is None else tools)]
+
+
+EDIT_FORMATS = ("replace", "patch", "both")
+
+
+def offered_tools(enabled: list[str] | None, edit_format: str = "both") -> tuple[Tool, ...]:
+    """The tools a model is offered: those `enabled` names (None: every one), keeping only the edit tools of
+    `edit_format` unless that would leave none. A tool that ends the run is always offered (without it a run
+    could only end by answering in prose). An unknown name is a ConfigError that lists the known ones."""
+    everything = all_tools()
+    known = [t.name for t in everything]
+    if enabled is not None:
+        unknown = [name for name in enabled if name not in known]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], known, n=1, cutoff=0.5)
+            raise ConfigError(
+                f"tools.enabled names no tool {unknown[0]!r}{f' (did you mean {close[0]!r}?)' if close else ''}; "
+                f"the tools are: {', '.join(known)}"
+            )
+    if edit_format not in EDIT_FORMATS:
+        raise ConfigError(f"tools.edit_format must be one of {', '.join(EDIT_FORMATS)}, got {edit_format!r}")
+    chosen = [t for t in everything if t.ends_run or enabled is None or t.name in enabled]
+    if edit_format != "both" and any(t.edit_format == edit_format for t in chosen):
+        chosen = [t for t in chosen if t.edit_format in (None, edit_format)]
+    return tuple(chosen)
 
 
 def parse_arguments(raw: str | dict[str, Any] | None) -> dict[str, Any]:

@@ -47,6 +47,7 @@ class RunCommandArgs(ToolArgs):
     command="command",
     preview=lambda arguments: Preview(f"$ {arguments.get('command', '')}", "bash"),
     example={"command": "pytest -q tests/test_app.py", "timeout": 120},
+    guidance="Run tests and commands with run_command; check results instead of assuming them.",
 )
 def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     """Run a bash command in the workspace (or `cwd` inside it), stdin closed; returns the output and exit

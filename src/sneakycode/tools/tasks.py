@@ -37,6 +37,7 @@ class UpdateTasksArgs(ToolArgs):
     mcp=False,
     quiet_on_success=True,
     example={"tasks": [{"id": "1", "content": "Add the --verbose flag", "status": "in_progress"}]},
+    guidance="For work with several steps keep a task list with update_tasks.",
 )
 def update_tasks(args: UpdateTasksArgs, ctx: ToolContext) -> ToolResult:
     """Replace the task list the user sees (send the whole list). For multi-step work: one task

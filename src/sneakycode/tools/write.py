@@ -26,7 +26,7 @@ class WriteFileArgs(ToolArgs):
 )
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     """Create a file, or overwrite one you have read (parent folders are created). For small changes use
-    str_replace. Encoding and line endings of an existing file are kept."""
+    an edit tool. Encoding and line endings of an existing file are kept."""
     ws = ctx.workspace
     real = ws.resolve(args.file_path)
     shown = ws.display(real)

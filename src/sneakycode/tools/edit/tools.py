@@ -63,6 +63,9 @@ class StrReplaceArgs(ToolArgs):
     paths=("file_path",),
     preview=_replacement_preview,
     example={"file_path": "app/main.py", "old_str": "def old_name():", "new_str": "def new_name():"},
+    edit_format="replace",
+    guidance="Prefer str_replace for edits: old_str must match the file exactly (without the line numbers "
+    "read_file shows) and be unique.",
 )
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     """Replace old_str with new_str in a file you have read. old_str must occur once (add context lines)
@@ -176,6 +179,8 @@ class PatchApplyArgs(ToolArgs):
         "file_path": "app/main.py",
         "patch": "@@ -1,3 +1,3 @@\n import sys\n-print('old')\n+print('new')\n sys.exit(0)\n",
     },
+    edit_format="patch",
+    guidance="patch_apply takes a unified diff whose context and '-' lines are the file's current lines.",
 )
 def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     """Apply a unified diff of one file you have read: `@@ -12,4 +12,5 @@` hunks of ' ', '-' and '+' lines.
