@@ -70,13 +70,17 @@ class Gate:
         self.ctx = ctx
         self.approver = approver
         self.mode = mode
-        self.offered = None if offered is None else [t.name for t in offered]
+        self.offered = None if offered is None else {t.name: t for t in offered}
         ctx.hidden = hidden_paths(ctx.loaded)
 
+    def offer(self, more: tuple[Tool, ...]) -> None:
+        """Make more tools callable from now on (tools that exist only for this session, like a server's)."""
+        self.offered = {**(self.offered if self.offered is not None else {}), **{t.name: t for t in more}}
+
     def prepare(self, name: str, raw_args: str | dict[str, Any] | None) -> PreparedCall:
-        found = get_tool(name) if self.offered is None or name in self.offered else None
+        found = get_tool(name) if self.offered is None else self.offered.get(name)
         if found is None:
-            return PreparedCall(name, {}, failure=unknown_tool(name, offered=self.offered))
+            return PreparedCall(name, {}, failure=unknown_tool(name, offered=self._offered_names()))
         try:
             arguments = parse_arguments(raw_args)
             args = validate(found, arguments)
@@ -84,6 +88,9 @@ class Gate:
             return PreparedCall(name, {}, found, failure=ToolResult.from_error(err))
         decision = decide(found, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode)
         return PreparedCall(name, arguments, found, args, decision)
+
+    def _offered_names(self) -> list[str] | None:
+        return None if self.offered is None else list(self.offered)
 
     def check(self, call: PreparedCall) -> Verdict | None:
         """None when the call runs without asking; otherwise what happened: refused, approved or rejected."""
