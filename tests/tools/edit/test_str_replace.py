@@ -36,10 +36,10 @@ def test_a_file_not_read_in_this_session_is_refused(ctx: ToolContext, ws: Path) 
     assert (ws / "f.py").read_text() == "a = 1\n"
 
 
-def test_an_outside_change_since_the_read_is_stale_with_a_diff(ctx: ToolContext, ws: Path) -> None:
+def test_an_outside_change_to_the_edited_lines_is_stale_with_a_diff(ctx: ToolContext, ws: Path) -> None:
     path = put(ws, ctx, "f.py", "a = 1\nb = 2\n")
     path.write_text("a = 1\nb = 3\n")
-    result = edit(ctx, "a = 1", "a = 9")
+    result = edit(ctx, "b = 2", "b = 9")
     assert result.code == ErrorCode.STALE_READ
     assert "-b = 2" in result.content and "+b = 3" in result.content
     assert path.read_text() == "a = 1\nb = 3\n"
