@@ -133,16 +133,16 @@ def test_no_match_says_when_nothing_is_similar(ctx: ToolContext, ws: Path) -> No
     assert "Nothing in f.py resembles old_str" in result.content
 
 
-def test_line_number_prefixes_copied_from_read_file_get_a_specific_hint(ctx: ToolContext, ws: Path) -> None:
+def test_line_numbers_that_do_not_match_their_lines_get_a_specific_hint(ctx: ToolContext, ws: Path) -> None:
     put(ws, ctx, "f.py", "a = 1\nb = 2\n")
-    result = edit(ctx, "     1\ta = 1\n     2\tb = 2", "a = 2")
+    result = edit(ctx, "     3\ta = 1\n     4\tb = 2", "a = 2")
     assert result.code == ErrorCode.NO_MATCH
     assert "line numbers" in result.message
 
 
 def test_whitespace_only_differences_are_pointed_out(ctx: ToolContext, ws: Path) -> None:
     put(ws, ctx, "f.py", "if  (x) {\n  y();\n}\n")
-    result = edit(ctx, "if (x) {\n  y();\n}", "if (z) {\n  y();\n}")
+    result = edit(ctx, "if (x) {\n  z();\n}", "if (z) {\n  y();\n}")
     assert result.code == ErrorCode.NO_MATCH
     assert "differ only in whitespace" in result.content
 

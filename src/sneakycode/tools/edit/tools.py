@@ -20,17 +20,11 @@ from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.edit.matching import (
-    MATCH_LIST_LIMIT,
-    STRATEGIES,
-    Candidate,
-    Strategy,
-    locate,
-    non_overlapping,
-    replace_candidates,
-)
+from sneakycode.tools.edit.matching import MATCH_LIST_LIMIT, Candidate, Strategy, locate
 from sneakycode.tools.edit.merge import merge_outside_change
 from sneakycode.tools.edit.patch import DEV_NULL, Patch, Patched, apply_hunks, created_text, parse_patch
+from sneakycode.tools.edit.replace import non_overlapping, replace_candidates
+from sneakycode.tools.edit.strategies import STRATEGIES
 from sneakycode.tools.edit.view import edited_regions, line_of, near_miss, span_lines
 from sneakycode.tools.read import split_lines
 from sneakycode.workspace.files import SinceRead, Workspace
@@ -136,7 +130,7 @@ def compute_str_replace(
     if len(candidates) > 1 and not replace_all:
         raise _multiple(text, candidates, label, how)
     chosen = non_overlapping(candidates) if replace_all else candidates
-    replaced = replace_candidates(text, chosen, new)
+    replaced = replace_candidates(text, chosen, old, strategy.new_text(old, new), verbatim=strategy.verbatim)
     if replaced.text == text:
         raise ToolError(
             ErrorCode.NO_CHANGE,
@@ -170,7 +164,10 @@ def _no_match(text: str, old: str, shown: str) -> ToolError:
     detail = near_miss(split_lines(text), wanted, shown, "old_str")
     hint = None
     if wanted and all(_LINE_NUMBER_PREFIX.match(line) for line in wanted if line.strip()):
-        hint = "old_str starts its lines with read_file's line numbers and a tab; leave those prefixes out."
+        hint = (
+            "old_str starts its lines with read_file's line numbers and a tab, but they are not the numbers of "
+            "those lines now; leave the prefixes out, or read the file again and copy them from there."
+        )
     return ToolError(
         ErrorCode.NO_MATCH,
         f"old_str was not found in {shown}, not even with whitespace and punctuation tolerated",
