@@ -64,11 +64,15 @@ def _find_numbered(text: str, old: str, replace_all: bool) -> list[Candidate]:
         return []
     start = sum(len(piece) + 1 for piece in pieces[: first - 1])
     end = start + sum(len(piece) + 1 for piece in pieces[first - 1 : last]) - 1
-    stripped = "\n".join(claimed)
+    stripped = "\n".join(claimed) + ("\n" if ends else "")
+    partners: tuple[int | None, ...] | None = None
     if ends and end < len(text):
         end += 1
-        stripped += "\n"
-    return [Candidate(start, end, old=stripped)]
+    elif ends:
+        # The file's last line has no newline: old_str's final one stands for nothing, and new_str's
+        # matching one is not written, so the file does not gain a final newline.
+        partners = (*range(len(claimed)), None)
+    return [Candidate(start, end, old=stripped, partners=partners)]
 
 
 def _unnumbered_new(old: str, new: str) -> str:
@@ -108,7 +112,8 @@ def _decoded_new(pattern: re.Pattern[str], table: dict[str, str]) -> Callable[[s
 
     def new_text(old: str, new: str) -> str:
         encoded = {table[found.group(1)] for found in pattern.finditer(old)}
-        if any(char in new for char in encoded if char != "\\"):
+        raw = pattern.sub("", new)
+        if any(char in raw for char in encoded if char != "\\"):
             return new
         return pattern.sub(lambda found: table[found.group(1)], new)
 

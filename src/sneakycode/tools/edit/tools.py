@@ -1,7 +1,8 @@
 """str_replace and patch_apply: an edit changes exactly what the model meant, or nothing at all.
 
-Both need the file read in this session and unchanged since (a patch creating a new file excepted). The
-new text is computed whole in memory and written once, atomically, in the file's own encoding, BOM, line
+Both need the file read in this session (a patch creating a new file excepted) and compute the edit against
+what was read; a change made on disk since is merged in when it touches other lines (merge.py). The new
+text is computed whole in memory and written once, atomically, in the file's own encoding, BOM, line
 endings and mode, so a rejected edit leaves the file byte-identical. Every outcome says what happened:
 which strategy matched, where, and the edited lines; or why not, with the closest text the file has.
 """
@@ -61,8 +62,8 @@ class StrReplaceArgs(ToolArgs):
 )
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     """Replace old_str with new_str in a file you have read. old_str must occur once (add context lines)
-    unless replace_all. Line endings, trailing spaces, indentation and curly quotes are matched leniently
-    (reported). Returns the edited lines."""
+    unless replace_all. Line endings, trailing spaces, indentation, curly quotes, aligned spacing and blank
+    lines are matched leniently (reported). Returns the edited lines."""
     ws = ctx.workspace
     _check_strings(args.old_str, args.new_str)
     real = _existing_file(ws, args.file_path)
