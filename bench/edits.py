@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.errors import ToolError
-from sneakycode.tools.edit.matching import STRATEGIES
 from sneakycode.tools.edit.patch import Patch, apply_hunks, parse_patch
+from sneakycode.tools.edit.strategies import STRATEGIES
 from sneakycode.tools.edit.tools import compute_str_replace
 from sneakycode.workspace.textfiles import decode_text, encode_text
 

@@ -136,7 +136,8 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "Call read_file on it first, then repeat the change.",
     ),
     ErrorCode.STALE_READ: ErrorDoc(
-        "The file changed on disk since it was last read in this session; a diff of the outside change is shown.",
+        "The file changed on disk since it was last read in this session, and the change touches the lines the "
+        "edit changes (or the call rewrites the whole file); the outside change and any conflict are shown.",
         "Call read_file again to see the current content, then redo the change against it.",
     ),
     ErrorCode.IO_ERROR: ErrorDoc(

@@ -55,3 +55,23 @@ def test_tool_command_does_not_import_the_model_client_or_ui(ws: Path) -> None:
 
     out = subprocess.run([sys.executable, "-c", probe, str(ws)], capture_output=True, text=True, check=True)
     assert "LOADED []" in out.stdout
+
+
+def test_an_outside_change_between_read_and_edit_is_merged_in_one_session(ws: Path) -> None:
+    """Issue 13: read_file, then a command changes line 1 behind the model's back, then str_replace of
+    line 4 (matched against what was read) keeps both changes and shows the outside one."""
+    import sys
+
+    (ws / "app.py").write_text("import os\n\n\ndef main():\n    return 1\n")
+    script = "import pathlib; p = pathlib.Path('app.py'); p.write_text('import sys\\n' + p.read_text())"
+    change = f'{sys.executable} -c "{script}"'
+    result = run_cli(
+        "tool", "read_file", json.dumps({"file_path": "app.py"}),
+        "run_command", json.dumps({"command": change}),
+        "str_replace", json.dumps({"file_path": "app.py", "old_str": "    return 1", "new_str": "    return 2"}),
+        "--workspace", str(ws), "--json", cwd=ws,
+    )
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.code == 0, result.stdout + result.stderr
+    assert rows[2]["data"]["merged"] is True and "+import sys" in rows[2]["content"]
+    assert (ws / "app.py").read_text() == "import sys\nimport os\n\n\ndef main():\n    return 2\n"

@@ -37,6 +37,8 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     if not os.path.lexists(real):
         ws.write_text(args.file_path, args.content)
         return ToolResult.ok(message=f"Created {shown} ({new_lines} lines).", created=True, lines=new_lines)
+    # Unlike str_replace and patch_apply, an overwrite of a file changed since the read is refused, not
+    # merged: the whole file is the edit, so every outside change would be a conflict with it.
     current = ws.require_fresh(args.file_path, real)
     incoming = args.content.replace("\r\n", "\n") if current.newline == "\r\n" else args.content
     if current.text == incoming:

@@ -32,13 +32,21 @@ from sneakycode.workspace.anchored import (
     open_folder,
     write_at,
 )
-from sneakycode.workspace.ledger import LedgerEntry, MutationJournal, ReadLedger
+from sneakycode.workspace.ledger import LedgerEntry, MutationJournal, ReadLedger, SinceRead
 from sneakycode.workspace.near_misses import near_misses
 from sneakycode.workspace.paths import contains, escaped, locate, written_problem
 from sneakycode.workspace.protected import protection
 from sneakycode.workspace.textfiles import TextFile, TextFormat, decode_text, encode_text, sha256_bytes, short_diff
 
-__all__ = ["LedgerEntry", "MutationJournal", "OpenFile", "ReadLedger", "Workspace", "atomic_write_bytes"]
+__all__ = [
+    "LedgerEntry",
+    "MutationJournal",
+    "OpenFile",
+    "ReadLedger",
+    "SinceRead",
+    "Workspace",
+    "atomic_write_bytes",
+]
 
 
 @dataclass
@@ -215,23 +223,29 @@ class Workspace:
             f"{user_path!r} is {size} bytes, over the limit of {self.max_file_size_bytes} bytes",
         )
 
-    def require_fresh(self, user_path: str, real: Path) -> TextFile:
-        """The file's current content, provided it may be changed at all (not protected, not read-only), the
-        model read it, and nothing changed it since."""
+    def read_since(self, user_path: str, real: Path) -> SinceRead:
+        """The file as the model last saw it and as it is now, provided it may be changed at all (not
+        protected, not read-only) and the model read it. Whether an outside change in between is acceptable
+        is the caller's to judge: an edit can be merged with it, a whole-file write cannot."""
         self.require_unprotected(real, user_path)
         entry = self.ledger.entries.get(real)
         if entry is None:
             raise ToolError(ErrorCode.NOT_READ, f"{user_path!r} has not been read in this session")
         current = self.read_text(user_path)
-        if current.sha256 != entry.sha256:
+        if not current.mode & 0o222:
+            raise _read_only(user_path, current.mode)
+        return SinceRead(entry, current)
+
+    def require_fresh(self, user_path: str, real: Path) -> TextFile:
+        """The file's current content, provided read_since allows the change and nothing changed it since."""
+        since = self.read_since(user_path, real)
+        if since.changed:
             raise ToolError(
                 ErrorCode.STALE_READ,
                 f"{user_path!r} changed on disk since it was last read",
-                detail=short_diff(entry.text, current.text, self.display(real)),
+                detail=short_diff(since.seen.text, since.current.text, self.display(real)),
             )
-        if not current.mode & 0o222:
-            raise _read_only(user_path, current.mode)
-        return current
+        return since.current
 
     # ---- writing -----------------------------------------------------------------------------------
 

@@ -25,6 +25,19 @@ class LedgerEntry:
     text: str
 
 
+@dataclass(frozen=True)
+class SinceRead:
+    """A file as the model last saw it and as it is on disk now."""
+
+    seen: LedgerEntry
+    current: TextFile
+
+    @property
+    def changed(self) -> bool:
+        """Something other than our own writes changed the file since the model read it."""
+        return self.current.sha256 != self.seen.sha256
+
+
 @dataclass
 class ReadLedger:
     """What the model last saw of each file (by real path): the bytes' hash and the decoded text."""

@@ -161,7 +161,7 @@ def test_the_read_gate_applies(ctx: ToolContext, ws: Path) -> None:
     (ws / "service.py").write_text(SERVICE)
     assert patch(ctx, "@@ -1 +1 @@\n-import logging\n+import os\n").code == ErrorCode.NOT_READ
     call(ctx, "read_file", file_path="service.py")
-    (ws / "service.py").write_text(SERVICE + "# edited outside\n")
+    (ws / "service.py").write_text(SERVICE.replace("import logging", "import logging as log"))
     assert patch(ctx, "@@ -1 +1 @@\n-import logging\n+import os\n").code == ErrorCode.STALE_READ
 
 

@@ -36,10 +36,10 @@ def test_a_file_not_read_in_this_session_is_refused(ctx: ToolContext, ws: Path) 
     assert (ws / "f.py").read_text() == "a = 1\n"
 
 
-def test_an_outside_change_since_the_read_is_stale_with_a_diff(ctx: ToolContext, ws: Path) -> None:
+def test_an_outside_change_to_the_edited_lines_is_stale_with_a_diff(ctx: ToolContext, ws: Path) -> None:
     path = put(ws, ctx, "f.py", "a = 1\nb = 2\n")
     path.write_text("a = 1\nb = 3\n")
-    result = edit(ctx, "a = 1", "a = 9")
+    result = edit(ctx, "b = 2", "b = 9")
     assert result.code == ErrorCode.STALE_READ
     assert "-b = 2" in result.content and "+b = 3" in result.content
     assert path.read_text() == "a = 1\nb = 3\n"
@@ -133,16 +133,16 @@ def test_no_match_says_when_nothing_is_similar(ctx: ToolContext, ws: Path) -> No
     assert "Nothing in f.py resembles old_str" in result.content
 
 
-def test_line_number_prefixes_copied_from_read_file_get_a_specific_hint(ctx: ToolContext, ws: Path) -> None:
+def test_line_numbers_that_do_not_match_their_lines_get_a_specific_hint(ctx: ToolContext, ws: Path) -> None:
     put(ws, ctx, "f.py", "a = 1\nb = 2\n")
-    result = edit(ctx, "     1\ta = 1\n     2\tb = 2", "a = 2")
+    result = edit(ctx, "     3\ta = 1\n     4\tb = 2", "a = 2")
     assert result.code == ErrorCode.NO_MATCH
     assert "line numbers" in result.message
 
 
 def test_whitespace_only_differences_are_pointed_out(ctx: ToolContext, ws: Path) -> None:
     put(ws, ctx, "f.py", "if  (x) {\n  y();\n}\n")
-    result = edit(ctx, "if (x) {\n  y();\n}", "if (z) {\n  y();\n}")
+    result = edit(ctx, "if (x) {\n  z();\n}", "if (z) {\n  y();\n}")
     assert result.code == ErrorCode.NO_MATCH
     assert "differ only in whitespace" in result.content
 

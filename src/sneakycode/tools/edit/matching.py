@@ -3,8 +3,10 @@
 Strategies run in order and the first one that finds old_str at all decides; so a tolerant strategy can
 never choose among several exact matches, or override one. Tolerances add up: (2) CRLF/LF; (3) trailing
 whitespace per line; (4) indentation, a uniform shift or tabs for spaces, with new_str re-indented the same
-way; (5) Unicode punctuation (curly quotes, dashes, non-breaking spaces, ellipsis). new_str is only ever
-inserted as text: no `$&`, `\\1` or escape sequence means anything.
+way; (5) Unicode punctuation (curly quotes, dashes, non-breaking spaces, ellipsis); (6) runs of spaces and
+tabs inside a line. The recoveries that read old_str differently (blank lines, line numbers, escapes) are in
+blank_lines.py and recovery.py, and the whole order in strategies.py. new_str is only ever inserted as text:
+no `$&`, `\\1` or escape sequence means anything (unless a recovery found old_str escaped the same way).
 """
 
 from __future__ import annotations
@@ -35,25 +37,35 @@ _PUNCTUATION_CHAR = re.compile("[" + re.escape("".join(PUNCTUATION)) + "]")
 
 @dataclass(frozen=True)
 class Candidate:
-    """One place old_str may mean: text[start:end], and how new_str must be re-indented to go there."""
+    """One place old_str may mean: text[start:end], and how new_str must be re-indented to go there.
+
+    `old` is old_str as the strategy read it (None: as given; a recovery may have unescaped it), and
+    `partners` maps each of its lines to the line of text[start:end] it stands for (None: line by line;
+    a None entry: a line the file does not have), so lines the edit keeps keep the file's own bytes."""
 
     start: int
     end: int
     reindent: Reindent | None = None
     keep_first_line: bool = False
+    old: str | None = None
+    partners: tuple[int | None, ...] | None = None
+
+
+def _as_given(old: str, new: str) -> str:
+    return new
 
 
 @dataclass(frozen=True)
 class Strategy:
+    """A way of finding old_str. `verbatim` ones match the file's own text (line endings aside), so new_str
+    goes in as it is; the others keep the file's bytes on lines the edit does not change. `new_text` reads
+    new_str the way the strategy read old_str (old_str, new_str -> new_str)."""
+
     name: str
     phrase: str
     find: Callable[[str, str, bool], list[Candidate]]
-
-
-@dataclass(frozen=True)
-class Replaced:
-    text: str
-    spans: list[tuple[int, int]]
+    verbatim: bool = False
+    new_text: Callable[[str, str], str] = _as_given
 
 
 # ---- folding: normalise text while remembering where every character came from ------------------------
@@ -174,9 +186,12 @@ def _has_punctuation(text: str) -> bool:
     return _PUNCTUATION_CHAR.search(text) is not None
 
 
-def _line_finder(*, punct: bool) -> Callable[[str, str, bool], list[Candidate]]:
+def _line_finder(*, punct: bool, inner: bool = False) -> Callable[[str, str, bool], list[Candidate]]:
+    """Whole lines compared without their indentation (re-indented like the file); with `inner`, runs of
+    spaces and tabs inside a line count as one space too (what gofmt and aligned comments change)."""
+
     def key(line: str) -> str:
-        stripped = line.strip()
+        stripped = " ".join(line.split()) if inner else line.strip()
         return stripped.translate(_PUNCTUATION_TABLE) if punct else stripped
 
     def find(text: str, old: str, replace_all: bool) -> list[Candidate]:
@@ -228,9 +243,11 @@ def _first_of(*finders: Callable[[str, str, bool], list[Candidate]]) -> Callable
     return find
 
 
-STRATEGIES: tuple[Strategy, ...] = (
-    Strategy("exact", "exactly", _exact),
-    Strategy("line_endings", "ignoring line endings (CRLF/LF)", _folded_finder(trailing=False, punct=False)),
+BASE_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("exact", "exactly", _exact, verbatim=True),
+    Strategy(
+        "line_endings", "ignoring line endings (CRLF/LF)", _folded_finder(trailing=False, punct=False), verbatim=True
+    ),
     Strategy("trailing_whitespace", "ignoring trailing whitespace", _folded_finder(trailing=True, punct=False)),
     Strategy("indentation", "ignoring indentation", _line_finder(punct=False)),
     Strategy(
@@ -238,11 +255,16 @@ STRATEGIES: tuple[Strategy, ...] = (
         "ignoring Unicode punctuation (curly quotes, dashes, non-breaking spaces)",
         _first_of(_folded_finder(trailing=True, punct=True), _line_finder(punct=True)),
     ),
+    Strategy(
+        "inner_whitespace",
+        "ignoring runs of spaces and tabs inside lines (formatter alignment)",
+        _line_finder(punct=False, inner=True),
+    ),
 )
 
 
 def locate(
-    text: str, old: str, *, replace_all: bool, strategies: Sequence[Strategy] = STRATEGIES
+    text: str, old: str, *, replace_all: bool, strategies: Sequence[Strategy]
 ) -> tuple[Strategy, list[Candidate]] | None:
     """The first strategy that finds old_str, with every place it found (capped when not replace_all)."""
     for strategy in strategies:
@@ -252,56 +274,3 @@ def locate(
             return strategy, found
     return None
 
-
-# ---- replacing ------------------------------------------------------------------------------------------
-
-
-def replace_candidates(text: str, chosen: Sequence[Candidate], new: str) -> Replaced:
-    """Put new_str at each chosen place (non-overlapping, in order), keeping the file's line endings."""
-    new_lf = new.replace("\r\n", "\n")
-    mixed = "\r\n" in text
-    out: list[str] = []
-    spans: list[tuple[int, int]] = []
-    pos = size = 0
-    for cand in chosen:
-        piece = _shifted(new_lf, cand) if cand.reindent else new_lf
-        if mixed:
-            piece = _with_region_breaks(piece, text[cand.start : cand.end], text[cand.end :])
-        out.append(text[pos : cand.start])
-        size += cand.start - pos
-        spans.append((size, size + len(piece)))
-        out.append(piece)
-        size += len(piece)
-        pos = cand.end
-    out.append(text[pos:])
-    return Replaced("".join(out), spans)
-
-
-def _shifted(new_lf: str, cand: Candidate) -> str:
-    assert cand.reindent is not None
-    segs = new_lf.split("\n")
-    return "\n".join(
-        seg if index == 0 and cand.keep_first_line else cand.reindent.shift_line(seg) for index, seg in enumerate(segs)
-    )
-
-
-def _with_region_breaks(piece: str, region: str, after: str) -> str:
-    """In a file with mixed line endings the k-th line break of new_str takes the ending of the k-th break
-    of the text it replaces (the last one, or the next one in the file, for any beyond)."""
-    breaks = ["\r\n" if region[i - 1 : i] == "\r" else "\n" for i, char in enumerate(region) if char == "\n"]
-    following = after.find("\n")
-    fallback = breaks[-1] if breaks else ("\r\n" if following > 0 and after[following - 1] == "\r" else "\n")
-    segs = piece.split("\n")
-    out = [segs[0]]
-    for index, seg in enumerate(segs[1:]):
-        out.append(breaks[index] if index < len(breaks) else fallback)
-        out.append(seg)
-    return "".join(out)
-
-
-def non_overlapping(found: Sequence[Candidate]) -> list[Candidate]:
-    chosen: list[Candidate] = []
-    for cand in found:
-        if not chosen or cand.start >= chosen[-1].end:
-            chosen.append(cand)
-    return chosen

@@ -1,7 +1,8 @@
 """str_replace and patch_apply: an edit changes exactly what the model meant, or nothing at all.
 
-Both need the file read in this session and unchanged since (a patch creating a new file excepted). The
-new text is computed whole in memory and written once, atomically, in the file's own encoding, BOM, line
+Both need the file read in this session (a patch creating a new file excepted) and compute the edit against
+what was read; a change made on disk since is merged in when it touches other lines (merge.py). The new
+text is computed whole in memory and written once, atomically, in the file's own encoding, BOM, line
 endings and mode, so a rejected edit leaves the file byte-identical. Every outcome says what happened:
 which strategy matched, where, and the edited lines; or why not, with the closest text the file has.
 """
@@ -20,19 +21,14 @@ from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.edit.matching import (
-    MATCH_LIST_LIMIT,
-    STRATEGIES,
-    Candidate,
-    Strategy,
-    locate,
-    non_overlapping,
-    replace_candidates,
-)
+from sneakycode.tools.edit.matching import MATCH_LIST_LIMIT, Candidate, Strategy, locate
+from sneakycode.tools.edit.merge import merge_outside_change
 from sneakycode.tools.edit.patch import DEV_NULL, Patch, Patched, apply_hunks, created_text, parse_patch
+from sneakycode.tools.edit.replace import non_overlapping, replace_candidates
+from sneakycode.tools.edit.strategies import STRATEGIES
 from sneakycode.tools.edit.view import edited_regions, line_of, near_miss, span_lines
 from sneakycode.tools.read import split_lines
-from sneakycode.workspace.files import Workspace
+from sneakycode.workspace.files import SinceRead, Workspace
 
 _LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
 
@@ -69,22 +65,52 @@ class StrReplaceArgs(ToolArgs):
 )
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     """Replace old_str with new_str in a file you have read. old_str must occur once (add context lines)
-    unless replace_all. Line endings, trailing spaces, indentation and curly quotes are matched leniently
-    (reported). Returns the edited lines."""
+    unless replace_all. Line endings, trailing spaces, indentation, curly quotes, aligned spacing and blank
+    lines are matched leniently (reported). Returns the edited lines."""
     ws = ctx.workspace
     _check_strings(args.old_str, args.new_str)
     real = _existing_file(ws, args.file_path)
-    current = ws.require_fresh(args.file_path, real)
+    since = ws.read_since(args.file_path, real)
     shown = ws.display(real)
-    edit = compute_str_replace(current.text, args.old_str, args.new_str, replace_all=args.replace_all, label=shown)
-    ws.write_text(args.file_path, edit.text, like=current)
+    edit = compute_str_replace(since.seen.text, args.old_str, args.new_str, replace_all=args.replace_all, label=shown)
     count = len(edit.chosen)
     message = f"Edited {shown}: {count} replacement{'' if count == 1 else 's'}, old_str matched {edit.strategy.phrase}"
     reindent = edit.chosen[0].reindent
     if reindent is not None:
         message += f"; new_str re-indented to the file ({reindent.describe()})"
-    content = edited_regions(edit.text, span_lines(edit.text, edit.spans))
-    return ToolResult.ok(content, message + ".", replacements=count, strategy=edit.strategy.name)
+    written = _write_edit(ws, args.file_path, since, edit.text, span_lines(edit.text, edit.spans), shown)
+    return ToolResult.ok(
+        written.content, message + written.note + ".", replacements=count, strategy=edit.strategy.name,
+        **written.data,
+    )
+
+
+@dataclass(frozen=True)
+class _Written:
+    content: str
+    note: str
+    data: dict[str, Any]
+
+
+def _write_edit(
+    ws: Workspace, user_path: str, since: SinceRead, edited: str, ranges: list[tuple[int, int]], shown: str
+) -> _Written:
+    """Write the edit (computed against what the model saw), merged with any outside change since the read
+    (merge.py), and show the edited lines of what was written."""
+    if not since.changed:
+        ws.write_text(user_path, edited, like=since.current)
+        return _Written(edited_regions(edited, ranges), "", {})
+    merged = merge_outside_change(since.seen.text, since.current.text, edited, shown)
+    if merged.text == since.current.text:
+        raise ToolError(
+            ErrorCode.NO_CHANGE,
+            f"{shown} changed on disk since it was last read, and the outside change already made this edit",
+            detail=merged.outside,
+        )
+    ws.write_text(user_path, merged.text, like=since.current)
+    content = f"{edited_regions(merged.text, merged.edited)}\n\nChanged on disk since your last read (kept):\n"
+    note = "; merged with an outside change made since the last read (diff below; line numbers are the merged file's)"
+    return _Written(content + merged.outside, note, {"merged": True})
 
 
 @dataclass(frozen=True)
@@ -108,7 +134,7 @@ def compute_str_replace(
     if len(candidates) > 1 and not replace_all:
         raise _multiple(text, candidates, label, how)
     chosen = non_overlapping(candidates) if replace_all else candidates
-    replaced = replace_candidates(text, chosen, new)
+    replaced = replace_candidates(text, chosen, old, strategy.new_text(old, new), verbatim=strategy.verbatim)
     if replaced.text == text:
         raise ToolError(
             ErrorCode.NO_CHANGE,
@@ -142,7 +168,10 @@ def _no_match(text: str, old: str, shown: str) -> ToolError:
     detail = near_miss(split_lines(text), wanted, shown, "old_str")
     hint = None
     if wanted and all(_LINE_NUMBER_PREFIX.match(line) for line in wanted if line.strip()):
-        hint = "old_str starts its lines with read_file's line numbers and a tab; leave those prefixes out."
+        hint = (
+            "old_str starts its lines with read_file's line numbers and a tab, but they are not the numbers of "
+            "those lines now; leave the prefixes out, or read the file again and copy them from there."
+        )
     return ToolError(
         ErrorCode.NO_MATCH,
         f"old_str was not found in {shown}, not even with whitespace and punctuation tolerated",
@@ -196,16 +225,17 @@ def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     real = _existing_file(ws, args.file_path)
     if not any(hunk.changes for hunk in parsed.hunks):
         raise ToolError(ErrorCode.NO_CHANGE, "the patch has no '-' or '+' lines, so it changes nothing")
-    current = ws.require_fresh(args.file_path, real)
-    patched = apply_hunks(current.text, parsed.hunks, label=shown)
-    if patched.text == current.text:
+    since = ws.read_since(args.file_path, real)
+    patched = apply_hunks(since.seen.text, parsed.hunks, label=shown)
+    if patched.text == since.seen.text:
         raise ToolError(ErrorCode.NO_CHANGE, f"applying the patch leaves {shown} as it is")
-    ws.write_text(args.file_path, patched.text, like=current)
+    written = _write_edit(ws, args.file_path, since, patched.text, patched.ranges, shown)
     return ToolResult.ok(
-        edited_regions(patched.text, patched.ranges),
-        _patched_message(patched, shown),
+        written.content,
+        _patched_message(patched, shown, written.note),
         hunks=len(patched.placements),
         found=[p.how for p in sorted(patched.placements, key=lambda p: p.hunk.number)],
+        **written.data,
     )
 
 
@@ -247,7 +277,7 @@ def _create(ws: Workspace, user_path: str, real: Path, parsed: Patch, shown: str
     return ToolResult.ok(edited_regions(text, [(1, count)]), f"Created {shown} ({count} lines).", created=True)
 
 
-def _patched_message(patched: Patched, shown: str) -> str:
+def _patched_message(patched: Patched, shown: str, note: str) -> str:
     count = len(patched.placements)
     notes = []
     for p in sorted(patched.placements, key=lambda p: p.hunk.number):
@@ -256,4 +286,4 @@ def _patched_message(patched: Patched, shown: str) -> str:
         if p.tolerant:
             notes.append(f"hunk {p.hunk.number} matched ignoring whitespace")
     extra = f" ({'; '.join(notes)})" if notes else ""
-    return f"Patched {shown}: {count} hunk{'' if count == 1 else 's'} applied{extra}."
+    return f"Patched {shown}: {count} hunk{'' if count == 1 else 's'} applied{extra}{note}."
