@@ -36,11 +36,15 @@ def test_verbose_names_the_window_each_server_kind_reports(ws: Path, kind: str, 
     assert f"context window 6144 tokens, from the server ({source})" in stderr
 
 
-def test_a_server_without_info_endpoints_keeps_the_preset_window(ws: Path) -> None:
+def test_a_local_server_without_info_endpoints_gets_the_common_local_window(ws: Path) -> None:
+    """Regression (tried against llama-cpp-python's server, which reports its 8k window nowhere): the custom
+    preset's 32,768 was assumed, so every request allowed a 4,096-token reply on an 8k server."""
     with ScriptedServer({"steps": [finish("done")]}) as server:
         code, _, stderr = run(server, ws)
+        sent = server.chat_requests[0]
     assert code == 0, stderr
-    assert "context window 32768 tokens, from the custom preset" in stderr
+    assert "context window 8192 tokens, from a guess: this local server reports no window" in stderr
+    assert sent["max_tokens"] == 2048
 
 
 def test_a_configured_window_wins_over_the_server(ws: Path) -> None:

@@ -168,16 +168,30 @@ def prepare_run(
     return PreparedRun(config, session, agent)
 
 
+LOCAL_WINDOW_GUESS = 8_192
+
+
 def with_server_window(config: ModelConfig) -> ModelConfig:
     """The config with the window the server reports, unless the window was configured (that still wins) or
     the provider is a hosted one (their windows are the presets')."""
     from dataclasses import replace
 
+    from urllib.parse import urlparse
+
+    from sneakycode.agent.model.providers import LOOPBACK_HOSTS
     from sneakycode.agent.model.window import discover_context_window
 
     if config.context_window_source.startswith("configured") or not (config.local or config.provider == "custom"):
         return config
     found = discover_context_window(config.base_url, config.model, config.api_key, provider=config.provider)
-    if found is None:
-        return config
-    return replace(config, context_window=found.tokens, context_window_source=found.source)
+    if found is not None:
+        return replace(config, context_window=found.tokens, context_window_source=found.source)
+    if urlparse(config.base_url).hostname in LOOPBACK_HOSTS and config.context_window > LOCAL_WINDOW_GUESS:
+        # Seen with llama-cpp-python's server: it reports its window nowhere. Guessing the custom preset's
+        # 32,768 let a 4,096-token reply cap through on an 8k server; the common local default is safer.
+        return replace(
+            config,
+            context_window=LOCAL_WINDOW_GUESS,
+            context_window_source="a guess: this local server reports no window (set context_window)",
+        )
+    return config
