@@ -20,6 +20,7 @@ from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.diagnostics.after_edit import diagnose_edit
 from sneakycode.tools.edit.matching import (
     MATCH_LIST_LIMIT,
     STRATEGIES,
@@ -81,7 +82,10 @@ def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     if reindent is not None:
         message += f"; new_str re-indented to the file ({reindent.describe()})"
     content = edited_regions(edit.text, span_lines(edit.text, edit.spans))
-    return ToolResult.ok(content, message + ".", replacements=count, strategy=edit.strategy.name)
+    found = diagnose_edit(ctx, real, current.text, edit.text)
+    return ToolResult.ok(
+        content, found.add_to(message + "."), replacements=count, strategy=edit.strategy.name, **found.data()
+    )
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,7 @@ def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     _check_header_paths(parsed, ws, real, args.file_path)
     shown = ws.display(real)
     if parsed.creates:
-        return _create(ws, args.file_path, real, parsed, shown)
+        return _create(ctx, args.file_path, real, parsed, shown)
     real = _existing_file(ws, args.file_path)
     if not any(hunk.changes for hunk in parsed.hunks):
         raise ToolError(ErrorCode.NO_CHANGE, "the patch has no '-' or '+' lines, so it changes nothing")
@@ -196,11 +200,13 @@ def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     if patched.text == current.text:
         raise ToolError(ErrorCode.NO_CHANGE, f"applying the patch leaves {shown} as it is")
     ws.write_text(args.file_path, patched.text, like=current)
+    diagnosis = diagnose_edit(ctx, real, current.text, patched.text)
     return ToolResult.ok(
         edited_regions(patched.text, patched.ranges),
-        _patched_message(patched, shown),
+        diagnosis.add_to(_patched_message(patched, shown)),
         hunks=len(patched.placements),
         found=[p.how for p in sorted(patched.placements, key=lambda p: p.hunk.number)],
+        **diagnosis.data(),
     )
 
 
@@ -229,7 +235,8 @@ def _check_header_paths(parsed: Patch, ws: Workspace, real: Path, user_path: str
         )
 
 
-def _create(ws: Workspace, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
+def _create(ctx: ToolContext, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
+    ws = ctx.workspace
     if os.path.lexists(real):
         raise ToolError(
             ErrorCode.PATCH_FAILED,
@@ -239,7 +246,9 @@ def _create(ws: Workspace, user_path: str, real: Path, parsed: Patch, shown: str
     text = created_text(parsed)
     ws.write_text(user_path, text)
     count = len(split_lines(text))
-    return ToolResult.ok(edited_regions(text, [(1, count)]), f"Created {shown} ({count} lines).", created=True)
+    found = diagnose_edit(ctx, real, None, text)
+    message = found.add_to(f"Created {shown} ({count} lines).")
+    return ToolResult.ok(edited_regions(text, [(1, count)]), message, created=True, **found.data())
 
 
 def _patched_message(patched: Patched, shown: str) -> str:
