@@ -55,3 +55,15 @@ def test_tool_command_does_not_import_the_model_client_or_ui(ws: Path) -> None:
 
     out = subprocess.run([sys.executable, "-c", probe, str(ws)], capture_output=True, text=True, check=True)
     assert "LOADED []" in out.stdout
+
+
+def test_an_edit_that_breaks_the_syntax_says_so_and_still_succeeds(ws: Path) -> None:
+    (ws / "app.py").write_text("def main():\n    return 1\n")
+    result = run_cli(
+        "tool", "read_file", '{"file_path": "app.py"}', "str_replace",
+        '{"file_path": "app.py", "old_str": "return 1", "new_str": "return (1"}', "--workspace", str(ws),
+    )
+    assert result.code == 0, result.stderr
+    assert "Edited app.py: 1 replacement" in result.stdout
+    assert "1 new syntax error: line 2: '(' was never closed\n     2\t    return (1" in result.stdout
+    assert (ws / "app.py").read_text() == "def main():\n    return (1\n"
