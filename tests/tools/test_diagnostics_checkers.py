@@ -128,7 +128,8 @@ def checker_context(ws: Path, tmp_path: Path, script: str, name: str, *, timeout
     program = tmp_path / name
     program.write_text(script)
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(program))} {{file}}"
-    project_config(ws, f"[diagnostics]\ntimeout = {timeout}\n[diagnostics.checkers]\n{language} = {json.dumps(command)}\n")
+    checkers = f"[diagnostics.checkers]\n{language} = {json.dumps(command)}\n"
+    project_config(ws, f"[diagnostics]\ntimeout = {timeout}\n{checkers}")
     return open_tool_context(load_settings(ws))
 
 

@@ -151,7 +151,8 @@ def test_patch_apply_reports_new_errors(ctx: ToolContext, ws: Path) -> None:
 
 
 def test_a_patch_creating_a_file_reports_its_errors(ctx: ToolContext, ws: Path) -> None:
-    result = call(ctx, "patch_apply", file_path="n.json", patch='--- /dev/null\n+++ b/n.json\n@@ -0,0 +1 @@\n+{"a": }\n')
+    patch = '--- /dev/null\n+++ b/n.json\n@@ -0,0 +1 @@\n+{"a": }\n'
+    result = call(ctx, "patch_apply", file_path="n.json", patch=patch)
     assert result.success and "1 new syntax error: line 1:" in result.render()
 
 
