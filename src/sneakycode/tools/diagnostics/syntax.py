@@ -16,9 +16,7 @@ import tomllib
 import warnings
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, cast
-
-import yaml
+from typing import TYPE_CHECKING, cast
 
 from sneakycode.tools.diagnostics.findings import Finding
 
@@ -141,13 +139,13 @@ def toml_error(text: str) -> Finding | None:
     return None
 
 
-_YAML_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def yaml_error(text: str) -> Finding | None:
+    import yaml  # imported late: every command loads the tools, few edit YAML
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C loader where PyYAML was built with it
     try:
         # Composed, not constructed: custom tags (`!Ref`, `!include`) are valid YAML the safe loader rejects.
-        for _ in yaml.compose_all(text, Loader=_YAML_LOADER):
+        for _ in yaml.compose_all(text, Loader=loader):
             pass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
