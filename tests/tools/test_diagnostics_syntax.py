@@ -53,6 +53,13 @@ def test_python_compile_finds_errors_a_grammar_accepts(ctx: ToolContext, ws: Pat
     assert "line 2: 'return' outside function" in result.render()
 
 
+def test_python_newer_than_ours_is_not_an_error(ctx: ToolContext, ws: Path) -> None:
+    """Regression guard: Python 3.11's compile() refuses 3.12 f-strings and generics, which are valid code."""
+    put(ws, ctx, "m.py", "x = 1\n")
+    result = replace(ctx, "m.py", "x = 1", 'x = f"{d["a"]}"\n\ndef first[T](items: list[T]) -> T:\n    return items[0]')
+    assert "diagnostics" not in result.data
+
+
 def test_json_is_checked_by_its_loader(ctx: ToolContext, ws: Path) -> None:
     put(ws, ctx, "package.json", '{\n  "name": "app",\n  "version": "1.0.0"\n}\n')
     result = replace(ctx, "package.json", '"version": "1.0.0"', '"version": "1.0.0",')

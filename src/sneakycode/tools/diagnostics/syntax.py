@@ -9,6 +9,7 @@ the file already had.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import threading
@@ -24,9 +25,6 @@ if TYPE_CHECKING:
     from tree_sitter import Node, Parser
 
 _TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)$|\s*\(at end of document\)$")
-# compile() of this interpreter may not know syntax newer than itself (3.12 generics, say); it reports that
-# as a bare "invalid syntax", so that message alone, where tree-sitter sees nothing wrong, is not trusted.
-_GENERIC_MESSAGES = ("invalid syntax",)
 _MAX_TOKEN_CHARS = 40
 _TRAILING_COMMA = "unexpected ','"
 _parse_lock = threading.Lock()  # a tree-sitter Parser is not safe to share between threads
@@ -41,7 +39,7 @@ def syntax_errors(language: str, text: str) -> list[Finding]:
     if first is None:
         return []
     others = tree_sitter_errors(language, text)
-    if not others and first.message.startswith(_GENERIC_MESSAGES) and language == "python":
+    if not others and language == "python" and not _parses_as_python(text):
         return []
     # A broken place tree-sitter also saw is the loader's error (its message is the better one); the two often
     # disagree by a line (the bad token, the place the loader noticed it), so a neighbour counts as the same.
@@ -102,6 +100,20 @@ def _col(node: Node) -> int:
 
 def _last(node: Node) -> int:
     return node.end_point.row + 1
+
+
+def _parses_as_python(text: str) -> bool:
+    """Whether this interpreter's parser accepts `text`. compile() of SneakyCode's Python does not know
+    syntax newer than itself (3.12 f-strings and generics, 3.14 `except A, B:`), which tree-sitter's grammar
+    does; so where tree-sitter sees nothing wrong, only errors past the parser ('return' outside function,
+    'break' outside loop) are trusted, and a parser error is taken for newer syntax."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+    return True
 
 
 def python_error(text: str) -> Finding | None:
