@@ -184,7 +184,7 @@ def test_a_checker_printing_garbage_gives_a_note(ws: Path, tmp_path: Path) -> No
                           language="javascript")
     result = put_and_replace(ctx, ws, "a.js", "let a = 1;\n", "let a = 1;", "let a = 2;")
     assert result.success
-    assert "Note: checker eslint printed output it is not known to print" in result.render()
+    assert "Note: the output of checker eslint could not be read as eslint's" in result.render()
 
 
 # Prints tsc-style lines with the path relative to the working folder, as tsc does.

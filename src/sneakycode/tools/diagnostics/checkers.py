@@ -62,6 +62,8 @@ class Checker:
         if result.ending.timed_out:
             return Checked([], [f"Note: checker {name} took longer than {self.timeout:g} s and was stopped; its "
                                 "findings are not shown."])
+        if result.ending.cancelled:
+            return Checked([], [f"Note: checker {name} was stopped by the cancel; its findings are not shown."])
         stdout = result.stdout.decode("utf-8", errors="replace")
         try:
             located = reader(stdout, name)
@@ -69,7 +71,7 @@ class Checker:
             stderr = " ".join(result.stderr.decode("utf-8", errors="replace").split())[:_STDERR_CHARS]
             said = f"; stderr: {stderr}" if stderr else ""
             ending = result.ending.exit_code if result.ending.exit_code is not None else result.ending.signal_name
-            return Checked([], [f"Note: checker {name} printed output it is not known to print ({exc}; exit "
+            return Checked([], [f"Note: the output of checker {name} could not be read as {name}'s ({exc}; exit "
                                 f"{ending}{said}); its findings are not shown."])
         return Checked([f for printed, f in located if self._same_file(printed, file)], [])
 
@@ -78,7 +80,10 @@ class Checker:
         same project configuration and import paths apply; the copy is always removed. Not a dot-file (eslint
         ignores those) and a valid module name (ruff and pyright judge the name too); where a message names
         the copy, it is made to name `like`, so it compares equal to the same finding about the real file."""
-        fd, name = tempfile.mkstemp(prefix="_sneakycode_before_", suffix=like.suffix, dir=like.parent)
+        try:
+            fd, name = tempfile.mkstemp(prefix="_sneakycode_before_", suffix=like.suffix, dir=like.parent)
+        except OSError as exc:
+            return Checked([], [f"Note: no copy of the old text could be made for the checker ({exc.strerror})."])
         temp = Path(name)
         try:
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
