@@ -75,3 +75,15 @@ def test_an_outside_change_between_read_and_edit_is_merged_in_one_session(ws: Pa
     assert result.code == 0, result.stdout + result.stderr
     assert rows[2]["data"]["merged"] is True and "+import sys" in rows[2]["content"]
     assert (ws / "app.py").read_text() == "import sys\nimport os\n\n\ndef main():\n    return 2\n"
+
+
+def test_an_edit_that_breaks_the_syntax_says_so_and_still_succeeds(ws: Path) -> None:
+    (ws / "app.py").write_text("def main():\n    return 1\n")
+    result = run_cli(
+        "tool", "read_file", '{"file_path": "app.py"}', "str_replace",
+        '{"file_path": "app.py", "old_str": "return 1", "new_str": "return (1"}', "--workspace", str(ws),
+    )
+    assert result.code == 0, result.stderr
+    assert "Edited app.py: 1 replacement" in result.stdout
+    assert "1 new syntax error: line 2: '(' was never closed\n     2\t    return (1" in result.stdout
+    assert (ws / "app.py").read_text() == "def main():\n    return (1\n"

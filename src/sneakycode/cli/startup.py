@@ -175,7 +175,6 @@ def with_server_window(config: ModelConfig) -> ModelConfig:
     """The config with the window the server reports, unless the window was configured (that still wins) or
     the provider is a hosted one (their windows are the presets')."""
     from dataclasses import replace
-
     from urllib.parse import urlparse
 
     from sneakycode.agent.model.providers import LOOPBACK_HOSTS

@@ -3,6 +3,7 @@ repository's own file, and the one way a file a repository supplies is opened (f
 
 from sneakycode.config.layers import load_settings, merge_layers
 from sneakycode.config.settings import (
+    DiagnosticsSettings,
     LoadedSettings,
     PermissionMode,
     PermissionSettings,
@@ -19,6 +20,7 @@ from sneakycode.config.trust import record_trust, trust_state_dir
 __all__ = [
     "CONFIG_FILE_LIMIT",
     "PROJECT_CONFIG",
+    "DiagnosticsSettings",
     "LoadedSettings",
     "PermissionMode",
     "PermissionSettings",

@@ -60,6 +60,18 @@ class ToolsSettings(_Strict):
     shell: ShellSettings = Field(default_factory=ShellSettings, description="run_command settings.")
 
 
+class DiagnosticsSettings(_Strict):
+    enabled: bool = Field(
+        True, description="After each edit, report the syntax errors and checker findings the edit introduced."
+    )
+    timeout: float = Field(10.0, gt=0, description="Seconds a configured checker may run before it is stopped.")
+    checkers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Language -> checker command run after edits, `{file}` for the file "
+        '(`python = "ruff check --output-format=json {file}"`); ruff, pyright, eslint, tsc output is read.',
+    )
+
+
 class PermissionSettings(_Strict):
     mode: PermissionMode = Field(
         PermissionMode.DEFAULT,
@@ -106,6 +118,9 @@ class Settings(_Strict):
     )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, description="Permission rules.")
     tools: ToolsSettings = Field(default_factory=ToolsSettings, description="Per-tool settings.")
+    diagnostics: DiagnosticsSettings = Field(
+        default_factory=DiagnosticsSettings, description="Syntax errors and checkers after edits."
+    )
 
 
 @dataclass

@@ -24,10 +24,16 @@ HARMLESS_KEYS = frozenset(
     {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls", "tools.edit_format"}
 )
 LOWER_IS_TIGHTER = frozenset(
-    {"max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout", "tools.shell.max_timeout"}
-)
-# From the strictest value to the loosest.
+    {
+        "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
+        "tools.shell.max_timeout", "diagnostics.timeout",
+    }
+)  # fmt: skip
+# From the strictest value to the loosest. `diagnostics.enabled` runs no program (checkers are
+# `diagnostics.checkers`, which an untrusted file never sets: it is not listed here), but a project may only
+# turn it off, so it never overrides a user who turned it off.
 STRICTNESS: dict[str, tuple[Any, ...]] = {
+    "diagnostics.enabled": (False, True),
     "permissions.mode": ("plan", "default", "auto-edit", "yolo"),
     "tools.shell.sandbox": ("bwrap", "auto", "off"),
     "tools.shell.sandbox_network": (False, True),

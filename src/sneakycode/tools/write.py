@@ -8,6 +8,7 @@ from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.diagnostics.after_edit import diagnose_edit
 from sneakycode.tools.read import split_lines
 
 
@@ -36,7 +37,9 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     ws.require_unprotected(real, args.file_path)
     if not os.path.lexists(real):
         ws.write_text(args.file_path, args.content)
-        return ToolResult.ok(message=f"Created {shown} ({new_lines} lines).", created=True, lines=new_lines)
+        found = diagnose_edit(ctx, real, None, args.content)
+        message = found.add_to(f"Created {shown} ({new_lines} lines).")
+        return ToolResult.ok(message=message, created=True, lines=new_lines, **found.data())
     # Unlike str_replace and patch_apply, an overwrite of a file changed since the read is refused, not
     # merged: the whole file is the edit, so every outside change would be a conflict with it.
     current = ws.require_fresh(args.file_path, real)
@@ -45,9 +48,9 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
         return ToolResult.ok(message=f"{shown} already has exactly this content; nothing was written.", created=False)
     ws.write_text(args.file_path, incoming, like=current)
     old_lines = len(split_lines(current.text))
-    return ToolResult.ok(
-        message=f"Overwrote {shown} ({old_lines} -> {new_lines} lines).", created=False, lines=new_lines
-    )
+    found = diagnose_edit(ctx, real, current.text, incoming)
+    message = found.add_to(f"Overwrote {shown} ({old_lines} -> {new_lines} lines).")
+    return ToolResult.ok(message=message, created=False, lines=new_lines, **found.data())
 
 
 class MakeDirArgs(ToolArgs):

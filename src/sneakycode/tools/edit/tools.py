@@ -21,6 +21,7 @@ from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.diagnostics.after_edit import Diagnosis, diagnose_edit
 from sneakycode.tools.edit.matching import MATCH_LIST_LIMIT, Candidate, Strategy, locate
 from sneakycode.tools.edit.merge import merge_outside_change
 from sneakycode.tools.edit.patch import DEV_NULL, Patch, Patched, apply_hunks, created_text, parse_patch
@@ -78,10 +79,10 @@ def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     reindent = edit.chosen[0].reindent
     if reindent is not None:
         message += f"; new_str re-indented to the file ({reindent.describe()})"
-    written = _write_edit(ws, args.file_path, since, edit.text, span_lines(edit.text, edit.spans), shown)
+    written = _write_edit(ctx, args.file_path, real, since, edit.text, span_lines(edit.text, edit.spans))
     return ToolResult.ok(
-        written.content, message + written.note + ".", replacements=count, strategy=edit.strategy.name,
-        **written.data,
+        written.content, written.diagnosis.add_to(message + written.note + "."), replacements=count,
+        strategy=edit.strategy.name, **written.data, **written.diagnosis.data(),
     )
 
 
@@ -90,16 +91,21 @@ class _Written:
     content: str
     note: str
     data: dict[str, Any]
+    diagnosis: Diagnosis
 
 
 def _write_edit(
-    ws: Workspace, user_path: str, since: SinceRead, edited: str, ranges: list[tuple[int, int]], shown: str
+    ctx: ToolContext, user_path: str, real: Path, since: SinceRead, edited: str, ranges: list[tuple[int, int]]
 ) -> _Written:
     """Write the edit (computed against what the model saw), merged with any outside change since the read
-    (merge.py), and show the edited lines of what was written."""
+    (merge.py), show the edited lines of what was written, and diagnose what the edit broke (only errors
+    the file on disk did not already have)."""
+    ws = ctx.workspace
+    shown = ws.display(real)
     if not since.changed:
         ws.write_text(user_path, edited, like=since.current)
-        return _Written(edited_regions(edited, ranges), "", {})
+        diagnosis = diagnose_edit(ctx, real, since.current.text, edited)
+        return _Written(edited_regions(edited, ranges), "", {}, diagnosis)
     merged = merge_outside_change(since.seen.text, since.current.text, edited, shown)
     if merged.text == since.current.text:
         raise ToolError(
@@ -110,7 +116,8 @@ def _write_edit(
     ws.write_text(user_path, merged.text, like=since.current)
     content = f"{edited_regions(merged.text, merged.edited)}\n\nChanged on disk since your last read (kept):\n"
     note = "; merged with an outside change made since the last read (diff below; line numbers are the merged file's)"
-    return _Written(content + merged.outside, note, {"merged": True})
+    diagnosis = diagnose_edit(ctx, real, since.current.text, merged.text)
+    return _Written(content + merged.outside, note, {"merged": True}, diagnosis)
 
 
 @dataclass(frozen=True)
@@ -221,7 +228,7 @@ def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     _check_header_paths(parsed, ws, real, args.file_path)
     shown = ws.display(real)
     if parsed.creates:
-        return _create(ws, args.file_path, real, parsed, shown)
+        return _create(ctx, args.file_path, real, parsed, shown)
     real = _existing_file(ws, args.file_path)
     if not any(hunk.changes for hunk in parsed.hunks):
         raise ToolError(ErrorCode.NO_CHANGE, "the patch has no '-' or '+' lines, so it changes nothing")
@@ -229,13 +236,14 @@ def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     patched = apply_hunks(since.seen.text, parsed.hunks, label=shown)
     if patched.text == since.seen.text:
         raise ToolError(ErrorCode.NO_CHANGE, f"applying the patch leaves {shown} as it is")
-    written = _write_edit(ws, args.file_path, since, patched.text, patched.ranges, shown)
+    written = _write_edit(ctx, args.file_path, real, since, patched.text, patched.ranges)
     return ToolResult.ok(
         written.content,
-        _patched_message(patched, shown, written.note),
+        written.diagnosis.add_to(_patched_message(patched, shown, written.note)),
         hunks=len(patched.placements),
         found=[p.how for p in sorted(patched.placements, key=lambda p: p.hunk.number)],
         **written.data,
+        **written.diagnosis.data(),
     )
 
 
@@ -264,7 +272,8 @@ def _check_header_paths(parsed: Patch, ws: Workspace, real: Path, user_path: str
         )
 
 
-def _create(ws: Workspace, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
+def _create(ctx: ToolContext, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
+    ws = ctx.workspace
     if os.path.lexists(real):
         raise ToolError(
             ErrorCode.PATCH_FAILED,
@@ -274,7 +283,9 @@ def _create(ws: Workspace, user_path: str, real: Path, parsed: Patch, shown: str
     text = created_text(parsed)
     ws.write_text(user_path, text)
     count = len(split_lines(text))
-    return ToolResult.ok(edited_regions(text, [(1, count)]), f"Created {shown} ({count} lines).", created=True)
+    found = diagnose_edit(ctx, real, None, text)
+    message = found.add_to(f"Created {shown} ({count} lines).")
+    return ToolResult.ok(edited_regions(text, [(1, count)]), message, created=True, **found.data())
 
 
 def _patched_message(patched: Patched, shown: str, note: str) -> str:
