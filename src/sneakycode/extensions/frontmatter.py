@@ -65,7 +65,8 @@ def parse_markdown(text: str, *, required: bool) -> MarkdownFile:
         node = yaml.compose(source, Loader=yaml.SafeLoader)
         data = yaml.safe_load(source)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        # Where an unclosed bracket or quote began says more than the end of the text, where it was noticed.
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1  # +1 for the opening fence, +1 for 1-based lines
         problem = getattr(exc, "problem", None) or str(exc)
         raise FrontMatterError(line, f"the front matter is not valid YAML: {problem}") from None
@@ -82,7 +83,7 @@ def text_field(parsed: MarkdownFile, key: str, *, required: bool = False) -> str
     """A front matter value that must be text (a number or date is taken as written)."""
     if key not in parsed.meta:
         if required:
-            raise FrontMatterError(2 if parsed.meta else 1, f"`{key}` is required in the front matter")
+            raise FrontMatterError(1, f"`{key}` is required in the front matter")
         return None
     value, line = parsed.meta[key]
     if isinstance(value, list | dict) or value is None:

@@ -83,33 +83,38 @@ def _load(text: str, path: Path, shown: str, project: bool) -> Skill:
 
 
 def skills_prompt(catalog: SkillCatalog, max_chars: int, tool_name: str = SKILL_TOOL_NAME) -> str:
-    """The system prompt's skill list: one line per skill while the budget lasts, then a line that says how
-    many were left out (their names, too, while those fit)."""
+    """The system prompt's skill list: one line per skill while `max_chars` lasts, then a line (counted in the
+    budget) that says how many were left out and how the model can still see them."""
     if not catalog.skills:
         return ""
     header = (
         f"# Skills\nSkills are instructions for particular tasks. When a task matches a skill's description, "
         f"call {tool_name} with its name first and follow what it says."
     )
-    lines: list[str] = []
-    used = len(header)
-    left_out: list[Skill] = []
-    for found in catalog.skills:
-        line = f"- {found.name}: {found.description}"
-        if not left_out and used + len(line) + 1 <= max_chars:
-            lines.append(line)
-            used += len(line) + 1
-        else:
-            left_out.append(found)
-    if left_out:
-        names = ", ".join(found.name for found in left_out)
-        if used + len(names) + 120 > max_chars:
-            names = ""
-        lines.append(
-            f"- ({len(left_out)} more skill(s) left out of this list to keep it within skills.max_prompt_chars = "
-            f"{max_chars}{': ' + names if names else ''}; {tool_name} with an unknown name lists them all)"
-        )
-    return "\n".join([header, *lines])
+    lines = [f"- {found.name}: {found.description}" for found in catalog.skills]
+    if len(header) + sum(len(line) + 1 for line in lines) <= max_chars:
+        return "\n".join([header, *lines])
+    kept: list[str] = []
+    used = len(header) + 1 + len(_left_out_line(len(lines), max_chars, tool_name, []))
+    for line in lines:
+        if used + len(line) + 1 > max_chars:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    rest = catalog.skills[len(kept) :]
+    names = [found.name for found in rest]
+    note = _left_out_line(len(rest), max_chars, tool_name, names)
+    if used - len(_left_out_line(len(rest), max_chars, tool_name, [])) + len(note) > max_chars:
+        note = _left_out_line(len(rest), max_chars, tool_name, [])
+    return "\n".join([header, *kept, note])
+
+
+def _left_out_line(count: int, max_chars: int, tool_name: str, names: list[str]) -> str:
+    listed = f": {', '.join(names)}" if names else ""
+    return (
+        f"- ({count} more skill(s) left out of this list to keep it within skills.max_prompt_chars = {max_chars}"
+        f"{listed}; {tool_name} with an unknown name lists them all)"
+    )
 
 
 class SkillArgs(ToolArgs):
