@@ -39,7 +39,8 @@ def test_a_skill_is_listed_in_the_first_request_and_its_body_loaded_by_the_tool(
     folder = ws / ".sneakycode" / "skills"
     skill(folder, "release-notes", "Write release notes from the git log.", "Group changes by kind. Run scripts/x.")
     write(folder / "release-notes" / "scripts" / "collect.py", "print('hi')\n")
-    with ScriptedServer({"steps": [{"tool_calls": [{"name": "skill", "arguments": {"name": "release-notes"}}]}, finish("done")]}) as server:
+    load = {"tool_calls": [{"name": "skill", "arguments": {"name": "release-notes"}}]}
+    with ScriptedServer({"steps": [load, finish("done")]}) as server:
         result = headless(server, ws, "Write the release notes")
     assert result.code == 0, result.stderr
     first, second = server.chat_requests
@@ -72,7 +73,8 @@ def test_claude_agents_and_user_skills_are_found_and_a_malformed_one_is_reported
     for name in ("pdf-forms", "changelog", "my-style"):
         assert f"- {name}: " in prompt
     assert "broken" not in prompt and "nameless" not in prompt
-    assert result.stderr.count(".sneakycode/skills/broken/SKILL.md:3: skill skipped: the front matter is not valid YAML") == 1
+    reported = ".sneakycode/skills/broken/SKILL.md:3: skill skipped: the front matter is not valid YAML"
+    assert result.stderr.count(reported) == 1
     assert ".sneakycode/skills/nameless/SKILL.md:1: skill skipped: `name` is required" in result.stderr
 
 
@@ -203,7 +205,8 @@ def test_allowed_tools_from_an_untrusted_workspace_are_ignored_with_a_notice(ws:
 
 
 def test_a_user_command_may_grant_and_choose_its_model(ws: Path) -> None:
-    write(user_config_path().parent / "commands" / "mark.md", GRANTING.replace("---\nCreate", "model: fast-model\n---\nCreate"))
+    with_model = GRANTING.replace("---\nCreate", "model: fast-model\n---\nCreate")
+    write(user_config_path().parent / "commands" / "mark.md", with_model)
     steps = [call("run_command", command="touch made.txt"), finish("done")]
     with ScriptedServer({"steps": steps, "models": ["scripted-model", "fast-model"]}) as server:
         result = headless(server, ws, "/mark")
