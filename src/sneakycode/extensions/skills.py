@@ -133,8 +133,7 @@ def skill_tool(catalog: SkillCatalog) -> Tool:
         example={"name": "release-notes"},
     )
     def load_skill(args: SkillArgs, ctx: ToolContext) -> ToolResult:
-        """Load a skill by name (the skills are listed in the system prompt): returns its instructions, its
-        folder and the files in it. Follow the instructions; read the folder's files only when they say to."""
+        """Load a skill (listed in the system prompt) by name: its instructions, folder and files."""
         found = catalog.get(args.name)
         if found is None:
             listed = "\n".join(f"- {s.name}: {s.description}" for s in catalog.skills)
