@@ -47,6 +47,36 @@ def request_chars(bodies: list[dict[str, Any]]) -> int:
     return sum(len(compact(body)) for body in bodies)
 
 
+def skill_rows(ws: Path, schemas: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """What skills add to every request: the skill tool's schema and the skill list in the system prompt
+    (40 skills against the default skills.max_prompt_chars budget)."""
+    from sneakycode.config import Settings
+    from sneakycode.extensions.skills import discover_skills, skill_tool, skills_prompt
+    from sneakycode.workspace.files import Workspace
+
+    for index in range(40):
+        folder = ws / ".sneakycode" / "skills" / f"skill-{index:02}"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{index:02}\ndescription: Does task number {index} the way this team likes it.\n---\nx\n"
+        )
+    catalog = discover_skills(Workspace(ws))
+    tool_chars = len(compact(skill_tool(catalog).openai_schema()))
+    with_skill = len(compact(schemas)) + 1 + tool_chars
+    budget = Settings().skills.max_prompt_chars
+    section = skills_prompt(catalog, budget)
+    listed = section.count("\n- skill-")
+    for folder in (ws / ".sneakycode").rglob("*"):
+        if folder.is_file():
+            folder.unlink()
+    return [
+        ("tools array + skill tool", f"{with_skill:,} chars",
+         f"< {TOOLS_GOAL_CHARS:,} {_verdict(with_skill < TOOLS_GOAL_CHARS)} (skill tool {tool_chars:,})"),
+        ("skill list in system prompt (40 skills)", f"{len(section):,} chars",
+         f"<= {budget:,} {_verdict(len(section) <= budget)} ({listed} listed, the rest counted)"),
+    ]
+
+
 def main() -> int:
     prepare_cli_env()
     from sneakycode.agent.prompts import build_system_prompt
@@ -79,6 +109,7 @@ def main() -> int:
             chosen = offered_tools(None, fmt)
             rows.append((f"tools array, edit_format={fmt}", f"{len(compact(openai_schemas(chosen))):,} chars",
                          f"{len(chosen)} tools, auto for {family}"))
+        rows += skill_rows(ws, schemas)
 
         session = [
             call("read_file", file_path="calc.py"),

@@ -72,8 +72,10 @@ class Agent:
         transcript: Transcript | None = None,
         history: list[dict[str, Any]] | None = None,
         tools: tuple[Tool, ...] | None = None,
+        skills_prompt: str = "",
     ) -> None:
-        """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool."""
+        """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
+        `skills_prompt`: the system prompt's list of skills (see extensions.skills)."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
@@ -87,7 +89,7 @@ class Agent:
         self.tools = openai_schemas(offered)
         self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
         notices: list[str] = []
-        prompt = build_system_prompt(ctx.workspace, notices=notices, tools=offered)
+        prompt = build_system_prompt(ctx.workspace, notices=notices, tools=offered, skills=skills_prompt)
         for notice in notices:
             sink.emit({"type": "notice", "message": notice})
         system = {"role": "system", "content": prompt + (RESUMED_NOTE if history else "")}

@@ -35,10 +35,12 @@ def build_system_prompt(
     max_project_chars: int = MAX_PROJECT_CHARS,
     notices: list[str] | None = None,
     tools: tuple[Tool, ...] | None = None,
+    skills: str = "",
 ) -> str:
-    """The base prompt for the offered `tools` (None: all), then each project instruction file that exists,
-    within max_project_chars in total. Why a file that exists was not used is appended to `notices`."""
-    parts = [base_prompt(tools)]
+    """The base prompt for the offered `tools` (None: all), the `skills` section (names and descriptions,
+    already within its budget), then each project instruction file that exists, within max_project_chars in
+    total. Why a file that exists was not used is appended to `notices`."""
+    parts = [base_prompt(tools), *([skills] if skills else [])]
     budget = max_project_chars
     for name in PROJECT_FILES:
         try:

@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
+from contextlib import nullcontext
 from typing import Any, TextIO
 
 from sneakycode.agent.events import Event
@@ -100,6 +101,7 @@ def _read_task(prompt: str) -> str:
 
 
 def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
+    from sneakycode.cli.invocations import expand, in_effect, parse_slash
     from sneakycode.cli.startup import prepare_run
     from sneakycode.session.journal import Journal
 
@@ -112,13 +114,24 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         return ExitCode.USAGE
     config, session, agent = run.config, run.session, run.agent
     ctx = session.ctx
+    invocation = None
+    if parse_slash(task) is not None:  # `/review src/app.py`: a custom command or skill, expanded first
+        try:
+            invocation = expand(run, task)
+        except ConfigError as exc:
+            session.transcript.close()
+            print(f"sneakycode: {exc}", file=sys.stderr)
+            return ExitCode.USAGE
+        for notice in invocation.notices:
+            sink.emit({"type": "notice", "message": notice})
+        task = invocation.prompt
     if sink.stream:
         sink.line({"type": "start", "session_id": ctx.session_id, "resumed": session.saved is not None,
                    "workspace": str(ctx.workspace.root), "provider": config.provider, "model": config.model})
     journal = Journal(ctx.session_dir)
     changes_before = len(journal.entries())
     try:
-        with cancel_on_sigint(agent.cancel.set):
+        with cancel_on_sigint(agent.cancel.set), (in_effect(run, invocation) if invocation else nullcontext()):
             result = agent.run_turn(task)
     except SneakyError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)

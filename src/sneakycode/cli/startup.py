@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.providers import ModelConfig
     from sneakycode.agent.protocol import EventSink
+    from sneakycode.extensions.invocation import Extensions
     from sneakycode.permissions.gate import Approver
     from sneakycode.session.transcript import SavedSession, Transcript
     from sneakycode.tools.context import ToolContext
@@ -130,6 +131,7 @@ class PreparedRun:
     config: ModelConfig
     session: AgentSession
     agent: Agent
+    extensions: Extensions
 
 
 def prepare_run(
@@ -145,15 +147,22 @@ def prepare_run(
     from sneakycode.agent.model.client import build_chat_model
     from sneakycode.agent.model.families import edit_format_for
     from sneakycode.agent.model.providers import resolve_model_config
+    from sneakycode.extensions.invocation import load_extensions
+    from sneakycode.extensions.skills import skill_tool, skills_prompt
     from sneakycode.tools.registry import offered_tools
 
     config = with_server_window(resolve_model_config(loaded, args.api_key))
     chosen = loaded.settings.tools
     tools = offered_tools(chosen.enabled, edit_format_for(config.model, chosen.edit_format))
+    session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
+    extensions = load_extensions(session.ctx.workspace, skills=loaded.settings.skills.enabled)
+    for notice in extensions.notices():
+        sink.emit({"type": "notice", "message": notice})
+    if extensions.skills.skills:  # offered only when there is a skill to load
+        tools = (*tools, skill_tool(extensions.skills))
     if debug_log is not None:
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
         debug_log(f"tools offered: {', '.join(t.name for t in tools)}")
-    session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     agent = Agent(
         build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
         session.ctx,
@@ -164,8 +173,9 @@ def prepare_run(
         transcript=session.transcript,
         history=session.saved.messages if session.saved else None,
         tools=tools,
+        skills_prompt=skills_prompt(extensions.skills, loaded.settings.skills.max_prompt_chars),
     )
-    return PreparedRun(config, session, agent)
+    return PreparedRun(config, session, agent, extensions)
 
 
 LOCAL_WINDOW_GUESS = 8_192

@@ -76,6 +76,7 @@ def load_settings(
     raw_project = read_regular_file(project_path, CONFIG_FILE_LIMIT)
     project: dict[str, Any] = {}
     ignored: list[str] = []
+    trusted = trust_project
     if raw_project is not None:
         project = read_toml(project_path)
         validate_layer(str(project_path), project)
@@ -92,6 +93,7 @@ def load_settings(
     loaded = merge_layers(layers, base)
     loaded.project_file = project_path if raw_project is not None else None
     loaded.ignored = ignored
+    loaded.project_trusted = trusted
     root = Path(loaded.settings.workspace_root).expanduser()
     loaded.workspace = (root if root.is_absolute() else base / root).resolve()
     if loaded.origins.get("workspace_root") == str(project_path) and not inside(base, loaded.workspace):

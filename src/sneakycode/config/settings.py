@@ -82,6 +82,13 @@ class PermissionSettings(_Strict):
     deny: list[str] = Field(default_factory=list, description="Rules that are always refused.")
 
 
+class SkillsSettings(_Strict):
+    enabled: bool = Field(True, description="Offer skills (SKILL.md folders) to the model and as /NAME commands.")
+    max_prompt_chars: int = Field(
+        2000, ge=0, description="Characters of the system prompt the skill list may take; skills past it are left out."
+    )
+
+
 class Settings(_Strict):
     workspace_root: str = Field(".", description="Folder all tool paths are relative to.")
     max_file_size_bytes: int = Field(1_048_576, ge=1, description="Largest file a tool reads or writes.")
@@ -121,6 +128,7 @@ class Settings(_Strict):
     diagnostics: DiagnosticsSettings = Field(
         default_factory=DiagnosticsSettings, description="Syntax errors and checkers after edits."
     )
+    skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: prompts the model loads.")
 
 
 @dataclass
@@ -134,6 +142,9 @@ class LoadedSettings:
     rule_origins: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     project_file: Path | None = None
     ignored: list[str] = field(default_factory=list)
+    # The user consented to this workspace's own files (a trusted project file, or --trust-project): what
+    # loosens permissions from the repository (a project command's allowed-tools) applies only then.
+    project_trusted: bool = False
 
     def origin_of(self, key: str) -> str:
         return self.origins.get(key, "default")

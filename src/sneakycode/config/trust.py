@@ -22,6 +22,8 @@ TIGHTENING_KEYS = frozenset(
 # Kept: they neither loosen a permission nor send anything anywhere new.
 HARMLESS_KEYS = frozenset(
     {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls", "tools.edit_format"}
+    # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
+    | {"skills.enabled", "skills.max_prompt_chars"}
 )
 LOWER_IS_TIGHTER = frozenset(
     {

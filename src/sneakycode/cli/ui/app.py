@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from rich.console import Console
@@ -16,15 +17,20 @@ from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
 from sneakycode.tools.base import ToolContext
 
+if TYPE_CHECKING:
+    from sneakycode.agent.loop import Agent
+    from sneakycode.cli.startup import PreparedRun
+
 STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "cancelled": "yellow"}
 
 
 def run_interactive(args: argparse.Namespace) -> int:
     from prompt_toolkit.history import FileHistory
 
-    from sneakycode.cli.startup import cancel_on_sigint, prepare_run, settings_from_args
+    from sneakycode.cli.startup import prepare_run, settings_from_args
     from sneakycode.cli.ui.approver import TerminalApprover
-    from sneakycode.cli.ui.commands import SlashContext, run_slash
+    from sneakycode.cli.ui.commands import COMMANDS, SlashContext, run_slash
+    from sneakycode.cli.ui.completion import SlashCompleter
     from sneakycode.cli.ui.render import TerminalSink
     from sneakycode.config import state_dir
 
@@ -48,9 +54,13 @@ def run_interactive(args: argparse.Namespace) -> int:
     ctx = session.ctx
     history_file = state_dir(loaded.settings) / "prompt-history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
-    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)))
+    entries = [(name, text) for name, (_, text) in COMMANDS.items()]
+    entries += [entry for entry in run.extensions.slash_entries() if entry[0] not in COMMANDS]
+    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)),
+                                               completer=SlashCompleter(entries), complete_while_typing=False)
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
-    slash = SlashContext(agent, loaded, console, model_line)
+    slash = SlashContext(agent, loaded, console, model_line, run.extensions,
+                         invoke=lambda line: _invoke(run, console, line))
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
                   f"{markup_safe(config.context_window_source)}[/]")
@@ -71,29 +81,52 @@ def run_interactive(args: argparse.Namespace) -> int:
                 if not run_slash(slash, line):
                     break
                 continue
-            try:
-                with cancel_on_sigint(agent.cancel.set):
-                    result = agent.run_turn(line)
-            except SneakyError as exc:
-                console.print(f"[red]{markup_safe(str(exc))}[/]")
-                continue
-            except KeyboardInterrupt:
-                console.print("[yellow]Interrupted.[/]")
-                continue
-            if result.status != "answered":
-                style = STATUS_STYLE.get(result.status, "")
-                shown = markup_safe(result.message)
-                console.print(f"[{style}]{shown}[/]" if style else shown)
-            console.print(
-                f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
-                f"{result.prompt_tokens} in / {result.completion_tokens} out tokens"
-                f"{' (estimated)' if result.usage_estimated else ''}[/]"
-            )
+            _run_request(agent, console, line)
     finally:
         session.transcript.close()
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")
     return ExitCode.OK
+
+
+def _invoke(run: PreparedRun, console: Console, line: str) -> None:
+    """`/NAME ARGS` for a custom command or skill: expanded (its inline commands asked about as usual), then
+    run as one request with its allowed-tools and model in effect."""
+    from sneakycode.cli.invocations import expand, in_effect
+
+    try:
+        invocation = expand(run, line)
+    except ConfigError as exc:
+        console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return
+    for notice in invocation.notices:
+        console.print(f"[yellow]{markup_safe(notice)}[/]")
+    with in_effect(run, invocation):
+        _run_request(run.agent, console, invocation.prompt)
+
+
+def _run_request(agent: Agent, console: Console, request: str) -> None:
+    """One request to the model, with Ctrl-C stopping it and a one-line summary after."""
+    from sneakycode.cli.startup import cancel_on_sigint
+
+    try:
+        with cancel_on_sigint(agent.cancel.set):
+            result = agent.run_turn(request)
+    except SneakyError as exc:
+        console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return
+    except KeyboardInterrupt:
+        console.print("[yellow]Interrupted.[/]")
+        return
+    if result.status != "answered":
+        style = STATUS_STYLE.get(result.status, "")
+        shown = markup_safe(result.message)
+        console.print(f"[{style}]{shown}[/]" if style else shown)
+    console.print(
+        f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
+        f"{result.prompt_tokens} in / {result.completion_tokens} out tokens"
+        f"{' (estimated)' if result.usage_estimated else ''}[/]"
+    )
 
 
 def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings) -> bool:

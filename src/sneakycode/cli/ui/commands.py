@@ -3,27 +3,45 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rich.console import Console
 
 from sneakycode.agent.loop import Agent
 from sneakycode.cli.text import markup_safe
 from sneakycode.config import LoadedSettings, PermissionMode
+from sneakycode.extensions.invocation import Extensions
 
 
 @dataclass
 class SlashContext:
+    """`run_request` runs one request the way a typed task runs (a custom command's expansion, say)."""
+
     agent: Agent
     loaded: LoadedSettings
     console: Console
     model_line: str
+    extensions: Extensions = field(default_factory=Extensions)
+    invoke: Callable[[str], None] | None = None
 
 
 def _help(sc: SlashContext, _arg: str) -> bool:
     for name, (_, text) in COMMANDS.items():
         sc.console.print(f"  [bold]/{name}[/] {markup_safe(text)}")
+    for name, text in sc.extensions.slash_entries():
+        if name not in COMMANDS:
+            sc.console.print(f"  [bold]/{markup_safe(name)}[/] {markup_safe(text)}")
     sc.console.print("  Ctrl-C stops the running turn; Ctrl-D (or /exit) leaves.")
+    return True
+
+
+def _skills(sc: SlashContext, _arg: str) -> bool:
+    skills = sc.extensions.skills.skills
+    if not skills:
+        sc.console.print("No skills. A skill is a folder with a SKILL.md in .sneakycode/skills/ (docs/extending.md).")
+    for found in skills:
+        sc.console.print(f"  [bold]{markup_safe(found.name)}[/] {markup_safe(found.description)}")
+        sc.console.print(f"    [dim]{markup_safe(found.folder)}[/]")
     return True
 
 
@@ -90,6 +108,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "tasks": (_tasks, "show the task list"),
     "clear": (_clear, "start a fresh conversation in the same session"),
     "model": (_model, "show the provider and model in use"),
+    "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "exit": (_exit, "leave SneakyCode"),
     "quit": (_exit, "leave SneakyCode"),
 }
@@ -98,6 +117,9 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
 def run_slash(sc: SlashContext, line: str) -> bool:
     name, _, arg = line[1:].strip().partition(" ")
     found = COMMANDS.get(name)
+    if found is None and sc.invoke is not None and sc.extensions.find(name) is not None:
+        sc.invoke(line)
+        return True
     if found is None:
         sc.console.print(f"[red]Unknown command /{markup_safe(name)}.[/] Type /help for the list.")
         return True

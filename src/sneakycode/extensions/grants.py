@@ -1,0 +1,73 @@
+"""`allowed-tools` of a custom command or skill: allow rules granted only while its request runs.
+
+Entries are our rules (`TOOL` or `TOOL(PATTERN)`) or the names other agents' files use (`Bash(git add:*)`,
+`Edit`, `Read`), which are translated through the tools' facets, so a command written for another agent
+works unchanged. The grant is an overlay on the session's settings: deny and ask rules, plan mode and the
+shell policy still decide first, and the overlay is gone when the request ends, however it ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+
+from sneakycode.permissions.rules import parse_rule
+from sneakycode.tools.base import Tool, ToolContext
+from sneakycode.tools.registry import all_tools
+
+# Other agents' tool names, as their command and skill files write them, to the facet our tools declare.
+FOREIGN_NAMES: dict[str, Callable[[Tool], bool]] = {
+    "Bash": lambda t: t.command is not None,
+    "Edit": lambda t: t.edits_files,
+    "MultiEdit": lambda t: t.edits_files,
+    "Write": lambda t: t.edits_files,
+    "Read": lambda t: t.read_only and bool(t.paths),
+    "Grep": lambda t: t.read_only and bool(t.paths),
+    "Glob": lambda t: t.read_only and bool(t.paths),
+    "LS": lambda t: t.read_only and bool(t.paths),
+}
+
+
+def translate(entries: tuple[str, ...], tools: tuple[Tool, ...] | None = None) -> tuple[list[str], list[str]]:
+    """(our allow rules, entries that name no tool we have and were dropped)."""
+    known = all_tools() if tools is None else tools
+    names = {t.name for t in known}
+    rules: list[str] = []
+    dropped: list[str] = []
+    for entry in entries:
+        parsed = parse_rule(entry)
+        if parsed is None:
+            dropped.append(entry)
+            continue
+        name, pattern = parsed
+        if name in names:
+            rules.append(entry)
+            continue
+        matches = FOREIGN_NAMES.get(name)
+        mapped = [t.name for t in known if matches is not None and matches(t)]
+        if not mapped:
+            dropped.append(entry)
+        rules.extend(f"{target}({pattern})" if pattern else target for target in mapped)
+    return list(dict.fromkeys(rules)), dropped
+
+
+@contextmanager
+def granted(ctx: ToolContext, rules: list[str], origin: str) -> Iterator[None]:
+    """Allow `rules` (attributed to `origin`) in `ctx` for the duration of the block."""
+    if not rules:
+        yield
+        return
+    before = ctx.loaded
+    permissions = before.settings.permissions
+    allow = [*permissions.allow, *(rule for rule in rules if rule not in permissions.allow)]
+    settings = before.settings.model_copy(
+        update={"permissions": permissions.model_copy(update={"allow": allow})}
+    )
+    origins = dict(before.rule_origins)
+    origins["permissions.allow"] = [*origins.get("permissions.allow", []), *((rule, origin) for rule in rules)]
+    ctx.loaded = replace(before, settings=settings, rule_origins=origins)
+    try:
+        yield
+    finally:
+        ctx.loaded = before
