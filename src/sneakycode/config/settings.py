@@ -60,6 +60,12 @@ class PermissionSettings(_Strict):
     deny: list[str] = Field(default_factory=list, description="Rules that are always refused.")
 
 
+class CheckpointSettings(_Strict):
+    enabled: bool = Field(
+        True, description="Snapshot the workspace before each turn that may change files (`sneakycode rewind`)."
+    )
+
+
 class Settings(_Strict):
     workspace_root: str = Field(".", description="Folder all tool paths are relative to.")
     max_file_size_bytes: int = Field(1_048_576, ge=1, description="Largest file a tool reads or writes.")
@@ -96,6 +102,9 @@ class Settings(_Strict):
     )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, description="Permission rules.")
     tools: ToolsSettings = Field(default_factory=ToolsSettings, description="Per-tool settings.")
+    checkpoints: CheckpointSettings = Field(
+        default_factory=CheckpointSettings, description="Workspace snapshots that `sneakycode rewind` restores."
+    )
 
 
 @dataclass

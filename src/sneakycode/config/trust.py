@@ -26,8 +26,11 @@ HARMLESS_KEYS = frozenset(
 LOWER_IS_TIGHTER = frozenset(
     {"max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout", "tools.shell.max_timeout"}
 )
-# From the strictest value to the loosest.
+# From the strictest value to the loosest. Checkpoints are the user's way back after a command the model ran
+# went wrong, so a repository may turn them on but not off: a project that wanted its own destructive
+# commands to stick would ask for exactly that.
 STRICTNESS: dict[str, tuple[Any, ...]] = {
+    "checkpoints.enabled": (True, False),
     "permissions.mode": ("plan", "default", "auto-edit", "yolo"),
     "tools.shell.sandbox": ("bwrap", "auto", "off"),
     "tools.shell.sandbox_network": (False, True),
