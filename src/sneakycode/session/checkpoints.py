@@ -93,8 +93,6 @@ class Checkpoints:
         self.notice: str | None = None
         self._repo: ShadowRepo | None = None
         self._noted: set[str] = set()
-        self._last_turn = 0  # the turn of the latest `before` checkpoint, which is taken once per turn
-        self._unfinished = False  # a `before` checkpoint was taken since the last `end` snapshot
         try:
             self._repo = ShadowRepo.find(session_dir, workspace)
         except CheckpointError as exc:
@@ -106,24 +104,23 @@ class Checkpoints:
 
     def before_turn(self, turn: int) -> str | None:
         """Snapshot the workspace before turn `turn` changes it (once per turn); a notice for the user, or None."""
-        if turn == self._last_turn:
-            return None
-        self._last_turn, self._unfinished = turn, True
         return self._take("before", turn)
 
     def end_of_run(self, turn: int) -> str | None:
         """Snapshot what a run that took checkpoints left: the baseline for telling its changes from anyone
         else's."""
-        if not self._unfinished:
-            return None
-        self._unfinished = False
         return self._take("end", turn)
 
     def _take(self, kind: str, turn: int) -> str | None:
         if self._repo is None:
             return None
         records = read_records(self.session_dir)
-        parent = records[-1].snapshot if records else None
+        latest = records[-1] if records else None
+        last_before = latest.turn if latest is not None and latest.kind == "before" else None
+        # One `before` per turn; an `end` only after a `before` (a run that changed nothing needs no baseline).
+        if (kind == "end" and last_before is None) or (kind == "before" and last_before == turn):
+            return None
+        parent = latest.snapshot if latest else None
         try:
             taken = self._repo.snapshot(f"{kind} turn {turn}", self.max_file_size, parent)
         except (CheckpointError, OSError) as exc:
