@@ -14,6 +14,7 @@ dulwich would either run the same git or walk 20,000 files in Python, which is s
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from sneakycode.process.supervise import run_process
 SHADOW_DIR = "checkpoints.git"
 GIT_TIMEOUT = 120.0  # the first snapshot of a large workspace hashes every file
 _LISTING_LIMIT = 256 << 20
+_UPDATE_LIMIT = 2000  # more changed paths than this go through one `git add -A` instead of argument lists
 # Content filters, eol conversion and encodings are off for every path: a snapshot restores byte-identical,
 # and a `filter=` in a hostile .gitattributes has nothing to run. info/attributes wins over .gitattributes.
 _ATTRIBUTES = "* -text -filter -ident -working-tree-encoding !eol -diff -merge\n"
@@ -83,6 +85,7 @@ class ShadowRepo:
             "core.untrackedCache=true",
             "core.preloadIndex=true",
             "index.threads=true",
+            "index.version=4",  # paths prefix-compressed: a smaller index to read and write each time
             "core.autocrlf=false",
             "core.safecrlf=false",
             "core.symlinks=true",
@@ -131,16 +134,16 @@ class ShadowRepo:
 
     def snapshot(self, message: str, max_file_size: int, parent: Snapshot | None) -> Snapshot:
         """Record the workspace as it is now; a new commit only when something changed since `parent`."""
-        skipped = self._too_large(max_file_size)
+        changed, skipped = self._changed_paths(max_file_size)
         if skipped:
-            specs = self.git_dir / "large-paths"
-            # Left out of the add, and out of the index if an earlier snapshot held a smaller version.
-            _write_pathspecs(specs, [_literal(path) for path in skipped])
-            self.run("rm", "-q", "--cached", "--ignore-unmatch", f"--pathspec-from-file={specs}", "--pathspec-file-nul")
+            # Out of the index too, in case an earlier snapshot held a smaller version.
+            self.run("rm", "-q", "--cached", "--ignore-unmatch", "--", *(_literal(path) for path in skipped))
+        if len(changed) > _UPDATE_LIMIT:  # the first snapshot: one walk by `add` beats many argument lists
+            specs = self.git_dir / "pathspecs"
             _write_pathspecs(specs, [".", *(_literal(path, exclude=True) for path in skipped)])
             self.run("add", "-A", f"--pathspec-from-file={specs}", "--pathspec-file-nul")
-        else:
-            self.run("add", "-A", "--", ".")
+        elif changed:  # only the paths status found: no second walk of the workspace
+            self.run("update-index", "--add", "--remove", "--", *changed)
         tree = self.run("write-tree").strip()
         if parent is not None and parent.tree == tree:
             return Snapshot(parent.commit, tree, skipped)
@@ -149,24 +152,28 @@ class ShadowRepo:
         self.run("update-ref", "HEAD", commit)
         return Snapshot(commit, tree, skipped)
 
-    def _too_large(self, max_file_size: int) -> list[str]:
-        """Paths changed since the last snapshot that are regular files over the size limit."""
+    def _changed_paths(self, max_file_size: int) -> tuple[list[str], list[str]]:
+        """Paths that differ from the index (new, changed, deleted), and those among them that are regular
+        files over the size limit (left out of the snapshot)."""
         listing = self.run(
             "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all",
             limit=_LISTING_LIMIT,
         )
-        large = []
+        changed, large = [], []
         for entry in listing.split("\0"):
-            path = entry[3:]
-            if not path or entry[1] == "D":
+            path = entry[3:].rstrip("/")  # a nested repository is listed as a folder
+            if not path:
                 continue
-            try:
-                info = os.lstat(self.workspace / path)
-            except OSError:
-                continue
-            if info.st_size > max_file_size and not os.path.islink(self.workspace / path):
-                large.append(path)
-        return large
+            if entry[1] != "D":
+                try:
+                    info = os.lstat(self.workspace / path)
+                except OSError:
+                    info = None
+                if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > max_file_size:
+                    large.append(path)
+                    continue
+            changed.append(path)
+        return changed, large
 
     def changes(self, old: str, new: str) -> list[Change]:
         """Every file that differs between two snapshots (commits or trees)."""
