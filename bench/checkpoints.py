@@ -88,8 +88,9 @@ def main() -> int:
     for label, ours_ms, naive_ms in rows:
         print(f"| {label} | {ours_ms:.0f} | {'' if naive_ms is None else f'{naive_ms:.0f}'} |")
     print(f"\nshadow repository: {size / 1e6:.1f} MB")
-    later = [ours_ms for label, ours_ms, _ in rows[1:]]
-    return 0 if max(later) <= TARGET_MS else 1
+    later = max(ours_ms for _, ours_ms, _ in rows[1:])
+    print(f"slowest snapshot after the first: {later:.0f} ms ({'within' if later <= TARGET_MS else 'over'} target)")
+    return 0  # benchmarks report; they never fail a run on absolute time (conventions, rule 11)
 
 
 if __name__ == "__main__":
