@@ -6,8 +6,10 @@ Hierarchy::
     ├── ConfigError             a settings file, variable or flag is wrong (names the source and key)
     ├── ToolError               a tool cannot do what was asked; becomes a failed ToolResult, never escapes
     │                           the registry (carries an ErrorCode, the problem, detail and a recovery hint)
-    └── ModelError              the model endpoint failed for good: bad key, unknown model, retries used up,
-                                empty replies (the message says what to do; `kind` classifies it)
+    ├── ModelError              the model endpoint failed for good: bad key, unknown model, retries used up,
+    │                           empty replies (the message says what to do; `kind` classifies it)
+    └── CheckpointError         a workspace snapshot or a rewind could not be done (git missing, failing or
+                                too slow); the loop turns checkpoints off with a notice, rewind reports it
 
 The agent loop's own endings (finish, cancel, turn limit) are statuses of its RunResult, not exceptions.
 
@@ -247,3 +249,7 @@ class ModelError(SneakyError):
         super().__init__(message)
         self.message = message
         self.kind = kind
+
+
+class CheckpointError(SneakyError):
+    """A workspace snapshot or a rewind could not be done; the message says what git or the disk said."""

@@ -54,7 +54,7 @@ def test_the_transcript_is_written_while_the_run_goes(ws: Path) -> None:
     Agent(model, session.ctx, Events(), approver=None, transcript=session.transcript).run_turn("Read a.txt")
     assert '"Read a.txt"' in seen_mid_run[0] and "hello" in seen_mid_run[0]
     kinds = [r["type"] for r in records(session)]
-    assert kinds[:4] == ["message", "message", "message", "usage"] and kinds[-1] == "outcome"
+    assert kinds[:5] == ["message", "message", "turn", "message", "usage"] and kinds[-1] == "outcome"
     assert all(isinstance(r["time"], float) for r in records(session))
     assert records(session)[-1]["status"] == "finished"
 

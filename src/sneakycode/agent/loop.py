@@ -17,11 +17,12 @@ from typing import Any, Literal
 
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
 from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
-from sneakycode.agent.prompts import build_system_prompt
+from sneakycode.agent.prompts import build_system_prompt, no_answer_message
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, ToolCall
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ModelError, SneakyError
 from sneakycode.permissions.gate import Approver, Gate, PreparedCall
+from sneakycode.session.checkpoints import Checkpoints
 from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import Tool, ToolResult
 from sneakycode.tools.context import ToolContext
@@ -73,6 +74,8 @@ class Agent:
         history: list[dict[str, Any]] | None = None,
         tools: tuple[Tool, ...] | None = None,
         skills_prompt: str = "",
+        checkpoints: Checkpoints | None = None,
+        session_turns: int = 0,
     ) -> None:
         """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
         `skills_prompt`: the system prompt's list of skills (see extensions.skills)."""
@@ -90,8 +93,10 @@ class Agent:
         self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
         notices: list[str] = []
         prompt = build_system_prompt(ctx.workspace, notices=notices, tools=offered, skills=skills_prompt)
-        for notice in notices:
-            sink.emit({"type": "notice", "message": notice})
+        self.checkpoints = checkpoints
+        self.session_turns = session_turns  # model turns across the session: what checkpoints are numbered by
+        for notice in [*notices, checkpoints.notice if checkpoints else None]:
+            self._notice(notice)
         system = {"role": "system", "content": prompt + (RESUMED_NOTE if history else "")}
         self.history: list[dict[str, Any]] = [system, *(m for m in history or [] if m.get("role") != "system")]
         if repair_history(self.history) and transcript is not None:
@@ -121,6 +126,12 @@ class Agent:
         if self.transcript is not None:
             self.transcript.write("history", messages=self.history, reason="cleared by the user")
 
+    def rewound(self, messages: list[dict[str, Any]], turns: int) -> None:
+        """Continue from a conversation a rewind took back (already in the transcript); files count as unread."""
+        self.history[1:] = [m for m in messages if m.get("role") != "system"]
+        self.session_turns = turns
+        self.ctx.workspace.ledger.clear()
+
     def run_turn(self, request: str) -> RunResult:
         """Work on one user request until the model finishes, answers, hits max_turns, fails or is cancelled."""
         self.cancel.clear()
@@ -133,6 +144,9 @@ class Agent:
             if self.cancel.is_set():
                 return self._end("cancelled", "Cancelled before the next model turn.")
             self._totals.turns += 1
+            self.session_turns += 1
+            if self.transcript is not None:
+                self.transcript.write("turn", turn=self.session_turns)
             self.sink.emit({"type": "turn", "turn": self._totals.turns})
             self._compact()
             try:
@@ -150,7 +164,7 @@ class Agent:
                 if reply.content.strip():
                     return self._end("answered", reply.content)
                 if nudged:
-                    return self._end("error", self._no_answer_message(reply))
+                    return self._end("error", no_answer_message(reply))
                 nudged = True
                 self._append({"role": "user", "content": NUDGE})
                 continue
@@ -180,15 +194,6 @@ class Agent:
             self.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
             self._compact()
             return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel)
-
-    @staticmethod
-    def _no_answer_message(reply: AssistantTurn) -> str:
-        if reply.reasoning.strip():
-            return (
-                "The model only reasoned, twice in a row: no answer and no tool call, even after being asked to "
-                "continue. Try again, rephrase the task, or choose another model with --model."
-            )
-        return "The model sent an empty reply (no text and no tool calls), twice in a row."
 
     def _on_text(self, text: str) -> None:
         self.sink.emit({"type": "text_delta", "text": text})
@@ -297,6 +302,8 @@ class Agent:
     def _run_batch(self, calls: list[ToolCall], batch: list[PreparedCall], skip_reason: str | None) -> list[_Outcome]:
         if skip_reason is not None:
             return [_Outcome(ToolResult.fail(ErrorCode.CANCELLED, skip_reason)) for _ in batch]
+        if self.checkpoints and any(p.failure is None and p.tool and not p.tool.read_only for p in batch):
+            self._notice(self.checkpoints.before_turn(self.session_turns))
         if len(batch) == 1:
             return [self._run_one(calls[0], batch[0])]
         with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_READS, len(batch))) as pool:
@@ -371,7 +378,12 @@ class Agent:
         if self.transcript is not None:
             self.transcript.message(message)
 
+    def _notice(self, message: str | None) -> None:
+        if message:
+            self.sink.emit({"type": "notice", "message": message})
+
     def _end(self, status: RunStatus, message: str) -> RunResult:
+        self._notice(self.checkpoints.end_of_run(self.session_turns) if self.checkpoints else None)
         self._totals.status = status
         self._totals.message = message
         if self.transcript is not None:

@@ -21,7 +21,7 @@ class ExitCode(IntEnum):
     TURN_LIMIT = 3
     INTERRUPTED = 130
 
-SUBCOMMANDS = ("tool", "undo", "mcp", "permissions", "sessions", "trust")
+SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust")
 
 
 MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
@@ -49,7 +49,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         prog="sneakycode",
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
-            "subcommands: tool NAME 'JSON' ... | undo | mcp | permissions check|list | sessions | trust "
+            "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp | permissions check|list | sessions | trust "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -84,6 +84,18 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         parser.add_argument("--steps", type=int, help="how many mutations to revert (default: all)")
         parser.add_argument("--session", metavar="ID", help="a session id (default: the latest one)")
         parser.add_argument("--force", action="store_true", help="revert files changed since the mutation too")
+    elif name == "rewind":
+        parser.description = (
+            "Put the files (run_command's changes included) and the conversation back to the checkpoint taken "
+            "before a turn of the latest session in this workspace (see docs/checkpoints.md)."
+        )
+        parser.add_argument("--to", type=int, metavar="TURN", help="the turn to go back before (default: the last)")
+        only = parser.add_mutually_exclusive_group()
+        only.add_argument("--files-only", action="store_true", help="restore the files, keep the conversation")
+        only.add_argument("--conversation-only", action="store_true", help="rewind the conversation, keep the files")
+        parser.add_argument("--force", action="store_true", help="restore files changed by someone else since, too")
+        parser.add_argument("--list", action="store_true", help="list the checkpoints and the files each turn changed")
+        parser.add_argument("--session", metavar="ID", help="a session id (default: the latest one)")
     elif name == "mcp":
         parser.description = "Serve the tools over the Model Context Protocol on stdio."
     elif name == "permissions":
@@ -136,6 +148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.undo_command import run_undo_command
 
         return run_undo_command(args)
+    if name == "rewind":
+        from sneakycode.cli.rewind_command import run_rewind_command
+
+        return run_rewind_command(args)
     if name == "mcp":
         from sneakycode.cli.mcp_server import run_mcp_command
 

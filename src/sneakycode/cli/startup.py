@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sneakycode.agent.protocol import EventSink
     from sneakycode.extensions.invocation import Extensions
     from sneakycode.permissions.gate import Approver
+    from sneakycode.session.checkpoints import Checkpoints
     from sneakycode.session.transcript import SavedSession, Transcript
     from sneakycode.tools.context import ToolContext
 
@@ -104,17 +105,20 @@ def cancel_on_sigint(cancel: Callable[[], None]) -> Iterator[None]:
 
 @dataclass
 class AgentSession:
-    """A tool context over a new or resumed session, its transcript, and what a resumed one held."""
+    """A tool context over a new or resumed session, its transcript, what a resumed one held, and its
+    checkpoints (None when turned off)."""
 
     ctx: ToolContext
     transcript: Transcript
     saved: SavedSession | None
+    checkpoints: Checkpoints | None = None
 
 
 def open_agent_session(
     loaded: LoadedSettings, *, continue_latest: bool = False, resume_id: str | None = None
 ) -> AgentSession:
     """Open the session to work in; a resumed one brings back its messages and task list (not its reads)."""
+    from sneakycode.session.checkpoints import open_checkpoints
     from sneakycode.session.transcript import TRANSCRIPT, Transcript, find_session, load_transcript
     from sneakycode.tools.context import open_tool_context
 
@@ -123,7 +127,12 @@ def open_agent_session(
     ctx = open_tool_context(loaded, kind="agent", session=info)
     if saved is not None:
         ctx.tasks = list(saved.tasks)
-    return AgentSession(ctx, Transcript(ctx.session_dir), saved)
+    settings = loaded.settings
+    checkpoints = open_checkpoints(
+        ctx.session_dir, loaded.workspace, enabled=settings.checkpoints.enabled,
+        max_file_size=settings.max_file_size_bytes,
+    )
+    return AgentSession(ctx, Transcript(ctx.session_dir), saved, checkpoints)
 
 
 @dataclass
@@ -174,6 +183,8 @@ def prepare_run(
         history=session.saved.messages if session.saved else None,
         tools=tools,
         skills_prompt=skills_prompt(extensions.skills, loaded.settings.skills.max_prompt_chars),
+        checkpoints=session.checkpoints,
+        session_turns=session.saved.turns if session.saved else 0,
     )
     return PreparedRun(config, session, agent, extensions)
 

@@ -89,6 +89,12 @@ class SkillsSettings(_Strict):
     )
 
 
+class CheckpointSettings(_Strict):
+    enabled: bool = Field(
+        True, description="Snapshot the workspace before each turn that may change files (`sneakycode rewind`)."
+    )
+
+
 class Settings(_Strict):
     workspace_root: str = Field(".", description="Folder all tool paths are relative to.")
     max_file_size_bytes: int = Field(1_048_576, ge=1, description="Largest file a tool reads or writes.")
@@ -129,6 +135,9 @@ class Settings(_Strict):
         default_factory=DiagnosticsSettings, description="Syntax errors and checkers after edits."
     )
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: prompts the model loads.")
+    checkpoints: CheckpointSettings = Field(
+        default_factory=CheckpointSettings, description="Workspace snapshots that `sneakycode rewind` restores."
+    )
 
 
 @dataclass

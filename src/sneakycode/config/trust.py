@@ -36,6 +36,9 @@ LOWER_IS_TIGHTER = frozenset(
 # turn it off, so it never overrides a user who turned it off.
 STRICTNESS: dict[str, tuple[Any, ...]] = {
     "diagnostics.enabled": (False, True),
+    # Checkpoints are the user's way back after a command the model ran went wrong, so a repository may turn
+    # them on but not off: a project that wanted its own destructive commands to stick would ask for exactly that.
+    "checkpoints.enabled": (True, False),
     "permissions.mode": ("plan", "default", "auto-edit", "yolo"),
     "tools.shell.sandbox": ("bwrap", "auto", "off"),
     "tools.shell.sandbox_network": (False, True),

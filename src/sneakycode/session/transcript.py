@@ -2,7 +2,8 @@
 
 Each line is one record with a `type` and a `time`: `message` (a chat message exactly as sent to the
 model), `usage` (one model reply's token counts), `tasks` (the task list after update_tasks), `history`
-(the whole message list after compaction replaced older messages) and `outcome` (how a run ended). Every
+(the whole message list after compaction or a rewind replaced older messages; a rewind's also carries
+`turns`), `turn` (a model turn starts: its number in the session) and `outcome` (how a run ended). Every
 line is flushed and synced before the run goes on, so a crash loses at most the line being written, and a
 torn last line is skipped on replay.
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.config import LoadedSettings, state_dir
-from sneakycode.errors import ConfigError
+from sneakycode.errors import CheckpointError, ConfigError
 from sneakycode.session.folders import SessionInfo, latest_session, load_session
 
 TRANSCRIPT = "transcript.jsonl"
@@ -52,14 +53,20 @@ class SavedSession:
     completion_tokens: int = 0
     outcome: dict[str, Any] | None = None
     first_prompt: str = ""
+    turns: int = 0  # model turns so far in the session's conversation
 
 
 def load_transcript(path: Path) -> SavedSession:
-    saved = SavedSession()
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
-        return saved
+        return SavedSession()
+    return replay(lines)
+
+
+def replay(lines: list[str]) -> SavedSession:
+    """The session as these transcript lines leave it."""
+    saved = SavedSession()
     for line in lines:
         try:
             record = json.loads(line)
@@ -73,6 +80,9 @@ def load_transcript(path: Path) -> SavedSession:
                 saved.first_prompt = str(message.get("content") or "")
         elif kind == "history":
             saved.messages = list(record["messages"])
+            saved.turns = int(record.get("turns", saved.turns))
+        elif kind == "turn":
+            saved.turns = int(record["turn"])
         elif kind == "tasks":
             saved.tasks = list(record["tasks"])
         elif kind == "usage":
@@ -80,6 +90,35 @@ def load_transcript(path: Path) -> SavedSession:
             saved.completion_tokens += int(record.get("completion_tokens", 0))
         elif kind == "outcome":
             saved.outcome = record
+    return saved
+
+
+def rewind_transcript(session_dir: Path, turn: int) -> SavedSession:
+    """Take the conversation back to just before model turn `turn` (its latest start in the transcript),
+    appending a `history` record so `--continue` resumes from there; a CheckpointError when the transcript
+    holds no such turn."""
+    path = session_dir / TRANSCRIPT
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        lines = []
+    start = None
+    for index, line in enumerate(lines):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("type") == "turn" and record.get("turn") == turn:
+            start = index
+    if start is None:
+        raise CheckpointError(f"the conversation has no turn {turn} to go back to")
+    saved = replay(lines[:start])
+    transcript = Transcript(session_dir)
+    try:
+        transcript.write("history", messages=saved.messages, reason=f"rewound to before turn {turn}", turns=turn - 1)
+        transcript.write("tasks", tasks=saved.tasks)
+    finally:
+        transcript.close()
     return saved
 
 

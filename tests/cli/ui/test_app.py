@@ -145,3 +145,33 @@ def test_an_untrusted_project_file_is_shown_and_applies_only_after_the_user_says
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     assert load_settings(ws, environ={}).settings.permissions.mode == "yolo"
+
+
+def test_rewind_puts_back_what_a_command_changed_and_the_conversation(ws: Path) -> None:
+    (ws / "app.py").write_text("x = 1\n")
+    script = {
+        "steps": [
+            call("run_command", command="rm app.py && echo made > new.txt"),
+            call("finish", message="Removed app.py."),
+            call("finish", message="Rewound and ready."),
+        ],
+    }
+    with ScriptedServer(script) as server:
+        child = spawn(ws, server, "--mode", "yolo")
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("remove app.py")
+        child.expect("Removed app.py.")
+        wait_for_prompt(child)
+        assert not (ws / "app.py").exists()
+        child.sendline("/rewind 1")
+        child.expect("Rewound session")
+        wait_for_prompt(child)
+        assert (ws / "app.py").read_text() == "x = 1\n" and not (ws / "new.txt").exists()
+        child.sendline("and now?")
+        child.expect("Rewound and ready.")
+        wait_for_prompt(child)
+        sent = server.chat_requests[-1]["messages"]
+        assert [m["role"] for m in sent[1:]] == ["user", "user"]  # turn 1 is gone from the conversation
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)

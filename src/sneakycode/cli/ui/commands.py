@@ -63,6 +63,27 @@ def _undo(sc: SlashContext, arg: str) -> bool:
     return True
 
 
+def _rewind(sc: SlashContext, arg: str) -> bool:
+    from sneakycode.errors import CheckpointError
+    from sneakycode.session.rewind import rewind_session
+
+    if arg and not arg.isdigit():
+        sc.console.print("[red]usage: /rewind [TURN]  (files and conversation to before TURN; default: the last)[/]")
+        return True
+    ctx, agent = sc.agent.ctx, sc.agent
+    try:
+        report = rewind_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, turn=int(arg) if arg else None,
+                                max_file_size=sc.loaded.settings.max_file_size_bytes)
+    except CheckpointError as exc:
+        sc.console.print(f"[red]Nothing rewound: {markup_safe(str(exc))}[/]")
+        return True
+    if report.conversation is not None:
+        agent.rewound(report.conversation.messages, report.turn - 1)
+    for line in report.lines():
+        sc.console.print(markup_safe(line), style=None if report.ok else "red")
+    return True
+
+
 def _permissions(sc: SlashContext, _arg: str) -> bool:
     from sneakycode.cli.permissions_command import rules_report
 
@@ -103,6 +124,7 @@ def _model(sc: SlashContext, _arg: str) -> bool:
 COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "help": (_help, "show this list"),
     "undo": (_undo, "[N] revert this session's last N changes (default all)"),
+    "rewind": (_rewind, "[TURN] files (commands' changes too) and conversation back to before TURN (default: last)"),
     "permissions": (_permissions, "show the mode and the effective rules with their sources"),
     "mode": (_mode, "[MODE] show or set the permission mode: default, auto-edit, plan, yolo"),
     "tasks": (_tasks, "show the task list"),

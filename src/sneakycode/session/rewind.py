@@ -1,0 +1,229 @@
+"""Rewind: put the workspace (and optionally the conversation) back to a checkpoint taken before a turn.
+
+Files. A snapshot of the workspace is taken now and compared with the checkpoint: every path that differs
+is written back from the checkpoint (recreated if it was deleted, its bytes, executable bit or link target
+restored), and every path the checkpoint does not hold is removed (with folders left empty by that). A path
+is *changed by someone else* when it differs between the latest snapshot SneakyCode took (the end of the
+last run, or the last rewind) and now: SneakyCode did not leave it that way. Such paths are listed and kept,
+unless `force`, which makes the workspace exactly the checkpoint. Ignored files and files over
+max_file_size_bytes are in no snapshot, so rewind never writes or deletes them.
+
+Conversation. The transcript goes back to just before the turn (see transcript.rewind_transcript); the
+checkpoints of that turn and later ones are forgotten, because the turns after it will be numbered again.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from sneakycode.errors import CheckpointError
+from sneakycode.session.checkpoints import (
+    CheckpointRecord,
+    append_record,
+    read_records,
+    visible_checkpoints,
+)
+from sneakycode.session.shadow_git import EMPTY_MODE, Change, ShadowRepo, Snapshot
+from sneakycode.session.transcript import SavedSession, rewind_transcript
+from sneakycode.workspace.files import Workspace, atomic_write_bytes
+
+_GITLINK = "160000"
+_SYMLINK = "120000"
+
+
+@dataclass
+class RewindReport:
+    """What a rewind did, line by line, for the terminal or the REPL."""
+
+    session_id: str
+    turn: int
+    restored: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+    kept_paths: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    conversation: SavedSession | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.kept and not self.failed
+
+    def lines(self) -> list[str]:
+        out = [f"Rewound session {self.session_id} to before turn {self.turn}:"]
+        out += [f"  {line}" for line in self.restored]
+        if not self.restored and self.conversation is None:
+            out.append("  the files were already as they were at that checkpoint")
+        if self.conversation is not None:
+            out.append(f"  conversation: {len(self.conversation.messages)} messages kept; --continue resumes there")
+        out += [f"  note: {line}" for line in self.notes]
+        out += [f"  FAILED: {line}" for line in self.failed]
+        if self.kept:
+            out.append("Kept, because they changed after SneakyCode last left them (`--force` restores them too):")
+            out += [f"  {line}" for line in self.kept]
+        return out
+
+
+def choose_checkpoint(records: list[CheckpointRecord], turn: int | None) -> CheckpointRecord:
+    """The checkpoint for `turn`: the first one taken at or after it (the turns between changed nothing),
+    the last one when no turn is given."""
+    visible = visible_checkpoints(records)
+    if not visible:
+        raise CheckpointError("this session has no checkpoints: no turn of it could change files")
+    if turn is None:
+        return visible[-1]
+    for record in visible:
+        if record.turn >= turn:
+            return record
+    turns = ", ".join(str(record.turn) for record in visible)
+    raise CheckpointError(f"no checkpoint at or after turn {turn}; there are checkpoints before turns {turns}")
+
+
+def rewind_session(
+    session_dir: Path,
+    session_id: str,
+    workspace: Path,
+    *,
+    turn: int | None,
+    files: bool = True,
+    conversation: bool = True,
+    force: bool = False,
+    max_file_size: int,
+) -> RewindReport:
+    """Rewind a session's files and/or conversation to before `turn` (default: the last checkpoint)."""
+    records = read_records(session_dir)
+    target = choose_checkpoint(records, turn) if files or turn is None else None
+    turn = turn if turn is not None else target.turn if target is not None else 0
+    report = RewindReport(session_id, turn)
+    if target is not None and files:
+        repo = ShadowRepo.find(session_dir, workspace)
+        latest = records[-1]
+        now = repo.snapshot("before rewind", max_file_size, latest.snapshot)
+        _restore(repo, target, latest, now, force, report)
+        after = repo.snapshot(f"rewound to turn {turn}", max_file_size, now)
+        append_record(session_dir, CheckpointRecord(
+            "rewind", turn, after.commit, after.tree, time.time(), after.skipped, conversation, report.kept_paths
+        ))
+    if conversation:
+        report.conversation = rewind_transcript(session_dir, turn)
+        if not files and records:
+            last = records[-1]
+            append_record(session_dir, CheckpointRecord(
+                "rewind", turn, last.commit, last.tree, time.time(), last.skipped, True, last.foreign
+            ))
+    return report
+
+
+def list_checkpoints(session_dir: Path, workspace: Path) -> list[tuple[CheckpointRecord, list[str] | str]]:
+    """Each visible checkpoint with the files its turn changed, or why that is not known."""
+    records = read_records(session_dir)
+    visible = visible_checkpoints(records)
+    if not visible:
+        return []
+    repo = ShadowRepo.find(session_dir, workspace)
+    listed: list[tuple[CheckpointRecord, list[str] | str]] = []
+    for record in visible:
+        later = records[records.index(record) + 1 :]
+        if any(r.kind == "rewind" and r.conversation and r.turn == record.turn for r in later):
+            listed.append((record, "(the conversation was rewound to before this turn)"))
+        elif not later:
+            listed.append((record, "(the turn did not finish)"))
+        else:
+            listed.append((record, [change.path for change in repo.changes(record.commit, later[0].commit)]))
+    return listed
+
+
+def _restore(
+    repo: ShadowRepo, target: CheckpointRecord, latest: CheckpointRecord, now: Snapshot, force: bool,
+    report: RewindReport,
+) -> None:
+    others = set(latest.foreign)
+    if latest.tree != now.tree:
+        others.update(change.path for change in repo.changes(latest.commit, now.commit))
+    room = Workspace(repo.workspace)
+    removals: list[Change] = []
+    writes: list[Change] = []
+    for change in repo.changes(target.commit, now.commit):
+        if change.path in now.skipped:
+            report.notes.append(f"{change.path}: kept, it is larger than max_file_size_bytes and in no snapshot")
+        elif change.old_mode == _GITLINK or change.new_mode == _GITLINK:
+            report.notes.append(f"{change.path}/: kept, a nested git repository is not snapshotted")
+        elif change.path in others and not force:
+            report.kept.append(f"{change.path}: {_what_changed(change)}")
+            report.kept_paths.append(change.path)
+        elif not _inside(room, repo.workspace / change.path):
+            report.failed.append(f"{change.path}: not restored, it now lies outside the workspace (a symbolic link)")
+        else:
+            (removals if change.old_mode == EMPTY_MODE else writes).append(change)
+    # Deepest first, so a folder that replaced a file is emptied before the file comes back.
+    for change in sorted(removals, key=lambda c: c.path.count("/"), reverse=True):
+        _attempt(report, change.path, partial(_remove, repo.workspace, change.path))
+    for change in writes:
+        _attempt(report, change.path, partial(_write, repo, change))
+
+
+def _attempt(report: RewindReport, path: str, action: Callable[[], str]) -> None:
+    try:
+        report.restored.append(action())
+    except (OSError, CheckpointError) as exc:
+        report.failed.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
+
+
+def _what_changed(change: Change) -> str:
+    if change.new_mode == EMPTY_MODE:
+        return "deleted since"
+    if change.old_mode == EMPTY_MODE:
+        return "created since"
+    return "changed since"
+
+
+def _remove(root: Path, relative: str) -> str:
+    path = root / relative
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(21, f"{relative} is now a folder; move it away to rewind")
+    path.unlink(missing_ok=True)
+    parent = path.parent
+    while parent != root and not any(parent.iterdir()):
+        parent.rmdir()
+        parent = parent.parent
+    return f"removed {relative} (created after the checkpoint)"
+
+
+def _write(repo: ShadowRepo, change: Change) -> str:
+    path = repo.workspace / change.path
+    existed = os.path.lexists(path)
+    if path.is_dir() and not path.is_symlink():
+        raise IsADirectoryError(21, f"{change.path} is now a folder; move it away to rewind")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = repo.blob(change.old_blob)
+    if change.old_mode == _SYMLINK:
+        if existed:
+            path.unlink()
+        os.symlink(os.fsdecode(data), path)
+    else:
+        if path.is_symlink():
+            path.unlink()  # written in place of the link, never through it
+        atomic_write_bytes(path, data, _mode_for(path, executable=change.old_mode == "100755"))
+    return f"{'restored' if existed else 'recreated'} {change.path}"
+
+
+def _mode_for(path: Path, *, executable: bool) -> int:
+    """Git keeps only the executable bit: the rest of the mode stays what the file has now (0o644 if new)."""
+    try:
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return 0o755 if executable else 0o644
+    return mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
+
+
+def _inside(workspace: Workspace, path: Path) -> bool:
+    """Whether `path`'s real folder is in the workspace: a folder swapped for a link to elsewhere is not."""
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    return workspace.contains(Path(os.path.realpath(parent)))

@@ -1,0 +1,167 @@
+"""`sneakycode rewind`: checkpoints taken by the real agent loop (`-p` against the scripted server) put back
+what run_command changed, and the conversation too."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sneakycode.testing.server import ScriptedServer
+from tests.conftest import CliResult, run_cli
+
+ENV = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+BINARY = bytes(range(256)) * 4 + b"\r\n\r\nno newline at the end"
+# Deletes and rewrites tracked files, creates files and a folder, writes an ignored file.
+DESTRUCTIVE = (
+    "rm a.txt && printf 'rewritten' > src/b.py && echo made > created.txt && mkdir -p newdir/deep && "
+    "echo x > newdir/deep/y.txt && echo generated > build/gen.txt && rm data.bin"
+)
+
+
+def call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer({"steps": [], "models": ["scripted-model"]}) as running:
+        yield running
+
+
+@pytest.fixture
+def repo(ws: Path) -> Path:
+    (ws / "a.txt").write_bytes(b"alpha\r\nline two\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "b.py").write_text("print('b')\n")
+    (ws / "src" / "b.py").chmod(0o755)
+    (ws / "c.txt").write_text("untouched by the agent\n")
+    (ws / "data.bin").write_bytes(BINARY)
+    (ws / ".gitignore").write_text("build/\n")
+    (ws / "build").mkdir()
+    (ws / "build" / "cache.txt").write_text("ignored\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=ws, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=ws, check=True)
+    subprocess.run([*git, "commit", "-qm", "start"], cwd=ws, check=True)
+    return ws
+
+
+def headless(server: ScriptedServer, ws: Path, task: str, *flags: str) -> CliResult:
+    return run_cli(
+        "-p", task, "--base-url", server.base_url, "--model", "scripted-model", "--workspace", str(ws), "--yes",
+        *flags, env=ENV,
+    )
+
+
+def rewind(ws: Path, *flags: str) -> CliResult:
+    return run_cli("rewind", "--workspace", str(ws), *flags)
+
+
+def tree_state(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def git_dir_hashes(ws: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(ws)): hashlib.sha256(p.read_bytes()).hexdigest() + oct(p.stat().st_mode)
+        for p in sorted((ws / ".git").rglob("*")) if p.is_file()
+    }
+
+
+def run_destructive(server: ScriptedServer, ws: Path) -> CliResult:
+    server.add_steps([call("run_command", command=DESTRUCTIVE), call("finish", message="done")])
+    result = headless(server, ws, "Clean up")
+    assert result.code == 0, result.stderr
+    assert not (ws / "a.txt").exists() and (ws / "created.txt").exists()
+    return result
+
+
+def test_rewind_restores_what_run_command_deleted_and_rewrote(server: ScriptedServer, repo: Path) -> None:
+    before = {k: v for k, v in tree_state(repo).items() if not k.startswith(".git/")}
+    git_before = git_dir_hashes(repo)
+    run_destructive(server, repo)
+
+    result = rewind(repo)
+
+    assert result.code == 0, result.stderr
+    after = {k: v for k, v in tree_state(repo).items() if not k.startswith(".git/")}
+    after.pop("build/gen.txt")  # ignored: in no snapshot, so never deleted
+    assert after == before  # byte-identical: CRLF, binary, no trailing newline
+    assert (repo / "src" / "b.py").stat().st_mode & 0o111
+    assert not (repo / "newdir").exists() and not (repo / "created.txt").exists()
+    assert (repo / "build" / "gen.txt").read_text() == "generated\n"
+    assert git_dir_hashes(repo) == git_before
+    assert "recreated a.txt" in result.stdout and "removed created.txt" in result.stdout
+
+
+def test_list_shows_the_turn_and_the_files_it_changed(server: ScriptedServer, repo: Path) -> None:
+    run_destructive(server, repo)
+    result = rewind(repo, "--list")
+    assert result.code == 0, result.stderr
+    row = next(line for line in result.stdout.splitlines() if line.strip().startswith("1 "))
+    assert "5:" in row and "a.txt" in row and "created.txt" in row
+    assert "build/gen.txt" not in result.stdout
+
+
+def test_a_file_changed_by_someone_else_is_kept_unless_forced(server: ScriptedServer, repo: Path) -> None:
+    run_destructive(server, repo)
+    (repo / "src" / "b.py").write_text("the user's fix\n")
+    (repo / "c.txt").write_text("the user's edit\n")
+
+    kept = rewind(repo, "--files-only")
+
+    assert kept.code == 1
+    assert "src/b.py: changed since" in kept.stderr and "c.txt: changed since" in kept.stderr
+    assert (repo / "src" / "b.py").read_text() == "the user's fix\n"
+    assert (repo / "c.txt").read_text() == "the user's edit\n"
+    assert (repo / "a.txt").read_bytes() == b"alpha\r\nline two\n"  # the rest was rewound
+
+    forced = rewind(repo, "--files-only", "--force")
+
+    assert forced.code == 0, forced.stderr
+    assert (repo / "src" / "b.py").read_text() == "print('b')\n"
+    assert (repo / "c.txt").read_text() == "untouched by the agent\n"
+
+
+def test_conversation_rewind_lets_continue_resume_from_before_the_turn(server: ScriptedServer, repo: Path) -> None:
+    server.add_steps([
+        call("write_file", file_path="one.txt", content="1\n"),
+        call("run_command", command="echo 2 > two.txt"),
+        call("finish", message="done"),
+    ])
+    assert headless(server, repo, "Make two files").code == 0
+
+    result = rewind(repo, "--to", "2")
+
+    assert result.code == 0, result.stderr
+    assert (repo / "one.txt").exists() and not (repo / "two.txt").exists()
+    server.add_steps([call("finish", message="resumed")])
+    resumed = headless(server, repo, "And now?", "--continue")
+    assert resumed.code == 0, resumed.stderr
+    sent = server.chat_requests[-1]["messages"]
+    contents = [json.dumps(m) for m in sent]
+    assert any("one.txt" in c for c in contents) and not any("two.txt" in c for c in contents)
+    assert sent[-1]["content"] == "And now?"
+    listing = rewind(repo, "--list")
+    assert "two.txt" not in listing.stdout  # what the old turn 2 did went with the conversation
+    assert "rewound to before this turn" in listing.stdout
+
+
+def test_files_only_keeps_the_conversation(server: ScriptedServer, repo: Path) -> None:
+    run_destructive(server, repo)
+    assert rewind(repo, "--files-only").code == 0
+    server.add_steps([call("finish", message="again")])
+    assert headless(server, repo, "What did you do?", "--continue").code == 0
+    sent = json.dumps(server.chat_requests[-1]["messages"])
+    assert "created.txt" in sent
+
+
+def test_nothing_to_rewind_without_a_session(repo: Path) -> None:
+    result = rewind(repo)
+    assert result.code == 0 and "Nothing to rewind" in result.stdout
