@@ -107,7 +107,7 @@ class Agent:
         if repair_history(self.history) and transcript is not None:
             transcript.write("history", messages=self.history, reason="answered calls left without a result")
         self.repeats = RepeatWatch()
-        self._totals = RunResult("answered", "")
+        self.totals = RunResult("answered", "")
         self._totals_lock = threading.Lock()
 
     @property
@@ -141,11 +141,11 @@ class Agent:
     def absorb(self, other: RunResult) -> None:
         """Count a subagent's turns, calls and tokens as this run's (max_turns and budgets see them)."""
         with self._totals_lock:  # subagents run in parallel
-            self._totals.turns += other.turns
-            self._totals.tool_calls += other.tool_calls
-            self._totals.prompt_tokens += other.prompt_tokens
-            self._totals.completion_tokens += other.completion_tokens
-            self._totals.usage_estimated |= other.usage_estimated
+            self.totals.turns += other.turns
+            self.totals.tool_calls += other.tool_calls
+            self.totals.prompt_tokens += other.prompt_tokens
+            self.totals.completion_tokens += other.completion_tokens
+            self.totals.usage_estimated |= other.usage_estimated
 
     def run_turn(self, request: str) -> RunResult:
         """Work on one user request until the model finishes, answers, hits max_turns, fails or is cancelled."""
@@ -155,7 +155,7 @@ class Agent:
     def work(self, request: str) -> RunResult:
         """run_turn without clearing the cancel signal: a subagent shares its parent's, and must not swallow a
         Ctrl-C pressed before it started."""
-        self._totals = RunResult("answered", "")
+        self.totals = RunResult("answered", "")
         refused, request = self.hooks.prompt(request)
         if refused is not None:
             return self._end("error", f"A UserPromptSubmit hook refused the request: {refused}")
@@ -163,11 +163,11 @@ class Agent:
             self.transcript.message(self.history[0])
         self._append({"role": "user", "content": request})
         nudged = False
-        while self._totals.turns < self.max_turns:
+        while self.totals.turns < self.max_turns:
             if self.cancel.is_set():
                 return self._end("cancelled", "Cancelled before the next model turn.")
-            self._totals.turns += 1
-            self.sink.emit({"type": "turn", "turn": self._totals.turns})
+            self.totals.turns += 1
+            self.sink.emit({"type": "turn", "turn": self.totals.turns})
             self._compact()
             try:
                 reply = self._complete()
@@ -236,9 +236,9 @@ class Agent:
 
     def _account(self, reply: AssistantTurn) -> None:
         usage = reply.usage
-        self._totals.prompt_tokens += usage.prompt_tokens
-        self._totals.completion_tokens += usage.completion_tokens
-        self._totals.usage_estimated |= usage.estimated
+        self.totals.prompt_tokens += usage.prompt_tokens
+        self.totals.completion_tokens += usage.completion_tokens
+        self.totals.usage_estimated |= usage.estimated
         event: UsageEvent = {
             "type": "usage",
             "prompt_tokens": usage.prompt_tokens,
@@ -371,7 +371,7 @@ class Agent:
             text = f"{text}\n\n{note}"
             self.sink.emit({"type": "notice", "message": note})
         self._append({"role": "tool", "tool_call_id": call.id, "content": text})
-        self._totals.tool_calls += 1
+        self.totals.tool_calls += 1
         quiet = prepared.tool is not None and prepared.tool.quiet_on_success
         self.sink.emit(
             {"type": "tool_result", "id": call.id, "name": call.name, "success": result.success,
@@ -390,11 +390,11 @@ class Agent:
             self.transcript.message(message)
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
-        self._totals.status = status
-        self._totals.message = message
+        self.totals.status = status
+        self.totals.message = message
         if self.transcript is not None:
-            self.transcript.write("outcome", status=status, message=message, turns=self._totals.turns)
-        return self._totals
+            self.transcript.write("outcome", status=status, message=message, turns=self.totals.turns)
+        return self.totals
 
 
 __all__ = ["Agent", "RunResult", "RunStatus"]

@@ -33,6 +33,17 @@ class TerminalSink:
             self._streaming = False
 
     def emit(self, event: Event) -> None:
+        if event["type"] == "subagent":
+            self._end_stream()
+            ended = f": {event.get('status')} after {event.get('turns')} turn(s)" if event["phase"] == "end" else ""
+            verb = "started" if event["phase"] == "start" else "ended"
+            self.console.print(f"[bold blue]>[/] [blue]subagent {markup_safe(event['agent'])} {verb}{ended}[/]")
+            return
+        if "agent" in event and event["type"] in ("text_delta", "assistant", "usage", "turn"):
+            return  # a subagent's prose and bookkeeping: only its answer (the task result) is shown
+        if "agent" in event:
+            self._end_stream()
+            self.console.print(f"  [dim]{markup_safe(event['agent'])}[/]", end=" ")
         if event["type"] == "text_delta":
             self.console.print(printable(event["text"]), end="", markup=False, highlight=False)
             self._streaming = True
