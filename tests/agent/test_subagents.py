@@ -51,13 +51,14 @@ def test_an_explore_subagent_reads_files_while_the_parent_context_grows_only_by_
     result = agent.run_turn("What is the retry limit?")
     assert result.status == "finished" and result.message == "It is 7."
     parent_first, child_first, child_last, parent_last = (model.requests[i] for i in (0, 1, 3, 4))
-    assert "read-only explorer" in child_first[0]["content"] and child_first[1]["content"] == "Where is RETRY_LIMIT set?"
+    assert "read-only explorer" in child_first[0]["content"]
+    assert child_first[1]["content"] == "Where is RETRY_LIMIT set?"
     assert offered(model.tools[1]) == {t.name for t in all_tools() if t.read_only}  # no task, no edits, no shell
     assert "line 399: filler" in json.dumps(child_last)  # the child read the whole file ...
     assert "line 399: filler" not in json.dumps(parent_last)  # ... the parent only got the answer
     grown = len(json.dumps(parent_last)) - len(json.dumps(parent_first))
     assert grown < 800 < len(big)
-    assert "RETRY_LIMIT = 7, on line 401 of big.txt." in list(tool_messages(agent.history).values())[0]
+    assert "RETRY_LIMIT = 7, on line 401 of big.txt." in next(iter(tool_messages(agent.history).values()))
     assert (result.turns, result.tool_calls) == (5, 4)  # the child's turns and calls count as the run's
     tagged = [e for e in events.items if e.get("agent") == "explore-1"]
     assert [e["name"] for e in tagged if e["type"] == "tool_call"] == ["grep_files", "read_file"]
@@ -127,7 +128,8 @@ def test_user_defined_agents_load_from_both_folders_and_a_broken_one_is_reported
     (root / ".claude" / "agents" / "broken.md").write_text("---\nname: broken\ndescription: [unclosed\n---\nx\n")
     definitions, problems = load_definitions(ctx.workspace)
     assert set(definitions) == {"explore", "reviewer", "scout"}
-    assert definitions["reviewer"].tools == ("read_file", "str_replace") and definitions["reviewer"].model == "big-model"
+    reviewer = definitions["reviewer"]
+    assert reviewer.tools == ("read_file", "str_replace") and reviewer.model == "big-model"
     assert definitions["reviewer"].prompt == "You review code and fix typos."
     assert definitions["scout"].read_only(all_tools()) and not definitions["reviewer"].read_only(all_tools())
     assert len(problems) == 1 and problems[0].startswith(".claude/agents/broken.md:")
