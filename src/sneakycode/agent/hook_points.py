@@ -48,7 +48,7 @@ class HookPoints:
 
     def session_end(self, reason: str) -> None:
         if self.runner is not None:
-            self.report(self.runner.run("SessionEnd", {"reason": reason}, subject=reason))
+            self.report(self.runner.run("SessionEnd", {"reason": reason}, subject=reason, cancellable=False))
 
     def prompt(self, request: str) -> tuple[str | None, str]:
         """UserPromptSubmit: (why the prompt is refused, or None; the request with the hooks' context added)."""

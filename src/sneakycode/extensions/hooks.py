@@ -102,8 +102,9 @@ class HookRunner:
         """The hooks of `event` whose matcher takes `subject` (the tool name, SessionStart's source, ...)."""
         return [hook for hook in self.hooks.by_event.get(event, []) if _matches(hook.matcher, subject)]
 
-    def run(self, event: str, fields: dict[str, Any], *, subject: str = "") -> HookOutcome:
-        """Run every hook of `event` that matches `subject`, in parallel, and combine their answers."""
+    def run(self, event: str, fields: dict[str, Any], *, subject: str = "", cancellable: bool = True) -> HookOutcome:
+        """Run every hook of `event` that matches `subject`, in parallel, and combine their answers. Not
+        `cancellable`: Ctrl-C does not stop them (SessionEnd, which runs after a cancelled run); timeouts do."""
         chosen = self.matching(event, subject)
         outcome = HookOutcome()
         if not chosen:
@@ -114,19 +115,20 @@ class HookRunner:
             ensure_ascii=False, default=str,
         ).encode("utf-8")
         if len(chosen) == 1:
-            answers = [self._run_one(chosen[0], payload)]
+            answers = [self._run_one(chosen[0], payload, cancellable)]
         else:
             with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_HOOKS, len(chosen))) as pool:
-                answers = list(pool.map(lambda hook: self._run_one(hook, payload), chosen))
+                answers = list(pool.map(lambda hook: self._run_one(hook, payload, cancellable), chosen))
         for answer in answers:
             outcome.merge(answer)
         return outcome
 
-    def _run_one(self, hook: ConfiguredHook, payload: bytes) -> HookOutcome:
+    def _run_one(self, hook: ConfiguredHook, payload: bytes, cancellable: bool) -> HookOutcome:
         try:
             result = run_process(
                 shell_argv(hook.command), cwd=self.cwd, env=self.env, timeout=hook.timeout,
-                capture_limit=OUTPUT_LIMIT, cancel=self.cancel, kill_grace=KILL_GRACE_SECONDS, stdin=payload,
+                capture_limit=OUTPUT_LIMIT, cancel=self.cancel if cancellable else None,
+                kill_grace=KILL_GRACE_SECONDS, stdin=payload,
             )
         except OSError as exc:
             return HookOutcome(notices=[f"{_named(hook)} could not be started: {exc}"])
