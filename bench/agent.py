@@ -1,8 +1,9 @@
 """Agent benchmarks: what every request costs in characters (cold start is bench/startup.py's).
 
-Measures the compact tools array and the system prompt sent on every request, the full request log of a
-scripted read -> str_replace -> run_command -> finish session, and the largest tool result of a session that
-reads a 900 KB file and runs a command printing 15 MB. Goals are printed, never enforced.
+Measures the compact tools array (also with the subagents' task tool) and the system prompt sent on every
+request, the full request log of a scripted read -> str_replace -> run_command -> finish session, and the
+largest tool result of a session that reads a 900 KB file and runs a command printing 15 MB. Goals are
+printed, never enforced.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from _cli_env import prepare_cli_env
 
 TOOLS_GOAL_CHARS = 6000
+WITH_TASK_GOAL_CHARS = 7000
 
 
 def sneakycode_argv() -> list[str]:
@@ -80,9 +82,11 @@ def skill_rows(ws: Path, schemas: list[dict[str, Any]]) -> list[tuple[str, str, 
 def main() -> int:
     prepare_cli_env()
     from sneakycode.agent.prompts import build_system_prompt
+    from sneakycode.agent.subagent_definitions import load_definitions
+    from sneakycode.agent.subagents import Subagents
     from sneakycode.config import Settings
     from sneakycode.testing.server import ScriptedServer
-    from sneakycode.tools.registry import offered_tools, openai_schemas
+    from sneakycode.tools.registry import all_tools, offered_tools, openai_schemas
     from sneakycode.workspace.files import Workspace
 
     rows: list[tuple[str, str, str]] = []
@@ -110,6 +114,13 @@ def main() -> int:
             rows.append((f"tools array, edit_format={fmt}", f"{len(compact(openai_schemas(chosen))):,} chars",
                          f"{len(chosen)} tools, auto for {family}"))
         rows += skill_rows(ws, schemas)
+
+        subagents = Subagents(load_definitions(Workspace(ws))[0], all_tools())
+        with_task = [*schemas, subagents.tool.openai_schema()]
+        task_chars = len(compact(with_task))
+        rows.append(("tools array + task tool (explore)", f"{task_chars:,} chars",
+                     f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(task_chars < WITH_TASK_GOAL_CHARS)} "
+                     f"(task alone {len(compact(subagents.tool.openai_schema())):,})"))
 
         session = [
             call("read_file", file_path="calc.py"),

@@ -57,6 +57,8 @@ class ErrorCode(StrEnum):
     SANDBOX_UNAVAILABLE = "sandbox_unavailable"
     PERMISSION_DENIED = "permission_denied"
     REJECTED_BY_USER = "rejected_by_user"
+    BLOCKED_BY_HOOK = "blocked_by_hook"
+    SUBAGENT_FAILED = "subagent_failed"
     CANCELLED = "cancelled"
     INTERNAL_ERROR = "internal_error"
     INVALID_TOOL_CALL = "invalid_tool_call"
@@ -193,6 +195,16 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
     ErrorCode.REJECTED_BY_USER: ErrorDoc(
         "The user declined this call.",
         "Do not repeat it; ask the user what to do instead or take another approach.",
+    ),
+    ErrorCode.BLOCKED_BY_HOOK: ErrorDoc(
+        "A PreToolUse hook the user configured refused the call (exit code 2, or a `deny` or `block` decision); "
+        "nothing ran, and the hook's reason is given.",
+        "Follow the hook's reason: change the call as it says or take another approach; do not repeat the same call.",
+    ),
+    ErrorCode.SUBAGENT_FAILED: ErrorDoc(
+        "The subagent ended without an answer: its model request failed, it reached the turn limit, or no turns "
+        "were left; what it said last is given.",
+        "Do the task yourself, or give a subagent a smaller, clearer task.",
     ),
     ErrorCode.CANCELLED: ErrorDoc(
         "The call was interrupted before it finished (the user cancelled the turn).",

@@ -117,6 +117,14 @@ class ContextManager:
         """Bytes one tool result may take in this window: TOOL_OUTPUT_SHARE of it at CHARS_PER_TOKEN."""
         return max(MIN_OUTPUT_BUDGET, int(self.window * TOOL_OUTPUT_SHARE) * CHARS_PER_TOKEN)
 
+    def needed(self, messages: list[dict[str, Any]], fixed_tokens: int) -> bool:
+        """Whether `compact` would change anything: the history nears the window and has something older than
+        the request and the results the model has not seen yet."""
+        keep_from = _last_assistant_index(messages)
+        request = _last_user_index(messages)
+        before = estimate_history_tokens(messages) + fixed_tokens
+        return before > self.high * self.window and not all(i == request for i in range(1, keep_from))
+
     def compact(
         self,
         messages: list[dict[str, Any]],
@@ -130,11 +138,11 @@ class ContextManager:
         so is the latest user message (the request being worked on). With nothing older than those there is
         nothing to compact, however full the window: the tools and system prompt alone may fill a tiny one.
         """
+        if not self.needed(messages, fixed_tokens):
+            return None
         before = estimate_history_tokens(messages) + fixed_tokens
         keep_from = _last_assistant_index(messages)
         request = _last_user_index(messages)
-        if before <= self.high * self.window or all(i == request for i in range(1, keep_from)):
-            return None
         report = CompactionReport(before, before)
         calls = _calls_by_id(messages)
         goal = int(self.target * self.window)

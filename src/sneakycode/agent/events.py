@@ -9,17 +9,21 @@ from __future__ import annotations
 from typing import Literal, NotRequired, TypedDict
 
 
-class TurnEvent(TypedDict):
+class _Tagged(TypedDict, total=False):
+    agent: str  # the subagent that emitted it ("explore-1"); absent for the main agent's own events
+
+
+class TurnEvent(_Tagged):
     type: Literal["turn"]
     turn: int
 
 
-class TextDeltaEvent(TypedDict):
+class TextDeltaEvent(_Tagged):
     type: Literal["text_delta"]
     text: str
 
 
-class ReasoningEvent(TypedDict):
+class ReasoningEvent(_Tagged):
     type: Literal["reasoning"]
     text: str
 
@@ -30,13 +34,13 @@ class CallSummary(TypedDict):
     arguments: str
 
 
-class AssistantEvent(TypedDict):
+class AssistantEvent(_Tagged):
     type: Literal["assistant"]
     text: str
     tool_calls: list[CallSummary]
 
 
-class UsageEvent(TypedDict):
+class UsageEvent(_Tagged):
     type: Literal["usage"]
     prompt_tokens: int
     completion_tokens: int
@@ -44,7 +48,7 @@ class UsageEvent(TypedDict):
     history_tokens_estimate: int
 
 
-class ToolCallEvent(TypedDict):
+class ToolCallEvent(_Tagged):
     type: Literal["tool_call"]
     id: str
     name: str
@@ -52,7 +56,7 @@ class ToolCallEvent(TypedDict):
     headline: str  # the argument that says what the call is about (command, path, pattern), or ""
 
 
-class PermissionEvent(TypedDict):
+class PermissionEvent(_Tagged):
     type: Literal["permission"]
     id: str
     name: str
@@ -63,7 +67,7 @@ class PermissionEvent(TypedDict):
     how_to_allow: NotRequired[str]
 
 
-class ToolResultEvent(TypedDict):
+class ToolResultEvent(_Tagged):
     type: Literal["tool_result"]
     id: str
     name: str
@@ -73,14 +77,23 @@ class ToolResultEvent(TypedDict):
     quiet: bool  # the tool asks not to be shown when it succeeds (finish, update_tasks)
 
 
-class TasksEvent(TypedDict):
+class TasksEvent(_Tagged):
     type: Literal["tasks"]
     tasks: list[dict[str, str]]
 
 
-class NoticeEvent(TypedDict):
+class NoticeEvent(_Tagged):
     type: Literal["notice"]
     message: str
+
+
+class SubagentEvent(TypedDict):
+    type: Literal["subagent"]
+    agent: str  # this subagent's id: its definition's name and a number ("explore-1")
+    phase: Literal["start", "end"]
+    prompt: str
+    status: NotRequired[str]  # at the end: how its run ended (finished, answered, turn_limit, cancelled, error)
+    turns: NotRequired[int]
 
 
 Event = (
@@ -94,4 +107,5 @@ Event = (
     | ToolResultEvent
     | TasksEvent
     | NoticeEvent
+    | SubagentEvent
 )

@@ -17,10 +17,13 @@ from typing import Any, Literal
 
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
 from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
-from sneakycode.agent.prompts import build_system_prompt, no_answer_message
+from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
+from sneakycode.agent.hook_points import HookPoints
+from sneakycode.agent.prompts import build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, ToolCall
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ModelError, SneakyError
+from sneakycode.extensions.hooks import HookRunner
 from sneakycode.permissions.gate import Approver, Gate, PreparedCall
 from sneakycode.session.checkpoints import Checkpoints
 from sneakycode.session.transcript import Transcript
@@ -30,9 +33,7 @@ from sneakycode.tools.registry import all_tools, openai_schemas
 
 RunStatus = Literal["finished", "answered", "turn_limit", "cancelled", "error"]
 DEFAULT_CONTEXT_WINDOW = 32_768
-REPEAT_LIMIT = 3
 MAX_PARALLEL_READS = 4
-NUDGE = "continue: answer or call a tool"
 RESUMED_NOTE = (
     "\n\nThis session was resumed: files read earlier count as unread, so read a file again before you edit it."
 )
@@ -55,6 +56,7 @@ class RunResult:
 class _Outcome:
     result: ToolResult
     finished: bool = False
+    notes: list[str] | None = None  # what PostToolUse hooks add below the result
 
 
 class Agent:
@@ -76,14 +78,22 @@ class Agent:
         skills_prompt: str = "",
         checkpoints: Checkpoints | None = None,
         session_turns: int = 0,
+        hooks: HookRunner | None = None,
+        stop_event: str = "Stop",
+        role: str = "",
     ) -> None:
         """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
-        `skills_prompt`: the system prompt's list of skills (see extensions.skills)."""
+        `skills_prompt`: the system prompt's list of skills (see extensions.skills). `hooks`: the user's hooks
+        (`stop_event` is SubagentStop for a subagent); `role`: instructions that follow the system prompt (a
+        subagent's definition)."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
+        self.approver = approver
+        self.hook_runner = hooks
+        self.hooks = HookPoints(hooks, sink, stop_event)
         offered = all_tools() if tools is None else tools
-        self.gate = Gate(ctx, approver, PermissionMode(mode) if mode else None, offered=offered)
+        self.gate = Gate(ctx, self.hooks.approver(approver), PermissionMode(mode) if mode else None, offered=offered)
         self.max_turns = max_turns or ctx.settings.max_turns
         window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
         self.context = ContextManager(window, ctx.workspace)
@@ -93,6 +103,8 @@ class Agent:
         self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
         notices: list[str] = []
         prompt = build_system_prompt(ctx.workspace, notices=notices, tools=offered, skills=skills_prompt)
+        if role:
+            prompt = f"{prompt}\n\n# Your role\n{role}"
         self.checkpoints = checkpoints
         self.session_turns = session_turns  # model turns across the session: what checkpoints are numbered by
         for notice in [*notices, checkpoints.notice if checkpoints else None]:
@@ -101,8 +113,9 @@ class Agent:
         self.history: list[dict[str, Any]] = [system, *(m for m in history or [] if m.get("role") != "system")]
         if repair_history(self.history) and transcript is not None:
             transcript.write("history", messages=self.history, reason="answered calls left without a result")
-        self._failure: tuple[str, int] = ("", 0)
-        self._totals = RunResult("answered", "")
+        self.repeats = RepeatWatch()
+        self.totals = RunResult("answered", "")
+        self._totals_lock = threading.Lock()
 
     @property
     def cancel(self) -> threading.Event:
@@ -132,22 +145,45 @@ class Agent:
         self.session_turns = turns
         self.ctx.workspace.ledger.clear()
 
+    def start_session(self, source: str) -> None:
+        """Run the SessionStart hooks (`source`: startup, resume or clear); what they add joins the system prompt."""
+        context = self.hooks.session_start(source)
+        if context:
+            self.history[0]["content"] += f"\n\n# Session context from hooks\n{context}"
+
+    def absorb(self, other: RunResult) -> None:
+        """Count a subagent's turns, calls and tokens as this run's (max_turns and budgets see them)."""
+        with self._totals_lock:  # subagents run in parallel
+            self.totals.turns += other.turns
+            self.totals.tool_calls += other.tool_calls
+            self.totals.prompt_tokens += other.prompt_tokens
+            self.totals.completion_tokens += other.completion_tokens
+            self.totals.usage_estimated |= other.usage_estimated
+
     def run_turn(self, request: str) -> RunResult:
         """Work on one user request until the model finishes, answers, hits max_turns, fails or is cancelled."""
         self.cancel.clear()
-        self._totals = RunResult("answered", "")
+        return self.work(request)
+
+    def work(self, request: str) -> RunResult:
+        """run_turn without clearing the cancel signal: a subagent shares its parent's, and must not swallow a
+        Ctrl-C pressed before it started."""
+        self.totals = RunResult("answered", "")
+        refused, request = self.hooks.prompt(request)
+        if refused is not None:
+            return self._end("error", f"A UserPromptSubmit hook refused the request: {refused}")
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
         self._append({"role": "user", "content": request})
         nudged = False
-        while self._totals.turns < self.max_turns:
+        while self.totals.turns < self.max_turns:
             if self.cancel.is_set():
                 return self._end("cancelled", "Cancelled before the next model turn.")
-            self._totals.turns += 1
+            self.totals.turns += 1
             self.session_turns += 1
             if self.transcript is not None:
                 self.transcript.write("turn", turn=self.session_turns)
-            self.sink.emit({"type": "turn", "turn": self._totals.turns})
+            self.sink.emit({"type": "turn", "turn": self.totals.turns})
             self._compact()
             try:
                 reply = self._complete()
@@ -162,6 +198,9 @@ class Agent:
             self._account(reply)
             if not reply.tool_calls:
                 if reply.content.strip():
+                    if (more := self.hooks.stop(reply.content, self.cancel)) is not None:
+                        self._append({"role": "user", "content": more})
+                        continue
                     return self._end("answered", reply.content)
                 if nudged:
                     return self._end("error", no_answer_message(reply))
@@ -170,6 +209,9 @@ class Agent:
                 continue
             final = self._run_calls(reply.tool_calls)
             if final is not None:
+                if (more := self.hooks.stop(final, self.cancel)) is not None:
+                    self._append({"role": "user", "content": more})
+                    continue
                 return self._end("finished", final)
             if self.cancel.is_set():
                 return self._end("cancelled", "Cancelled while tools were running.")
@@ -199,6 +241,8 @@ class Agent:
         self.sink.emit({"type": "text_delta", "text": text})
 
     def _compact(self) -> None:
+        if self.context.needed(self.history, self.tools_tokens):
+            self.hooks.before_compact("auto")
         report = self.context.compact(self.history, self.tools_tokens, self.model, self.cancel)
         if report is None:
             return
@@ -208,9 +252,9 @@ class Agent:
 
     def _account(self, reply: AssistantTurn) -> None:
         usage = reply.usage
-        self._totals.prompt_tokens += usage.prompt_tokens
-        self._totals.completion_tokens += usage.completion_tokens
-        self._totals.usage_estimated |= usage.estimated
+        self.totals.prompt_tokens += usage.prompt_tokens
+        self.totals.completion_tokens += usage.completion_tokens
+        self.totals.usage_estimated |= usage.estimated
         event: UsageEvent = {
             "type": "usage",
             "prompt_tokens": usage.prompt_tokens,
@@ -271,7 +315,7 @@ class Agent:
                 )
             outcomes = self._run_batch(originals, batch, skip_reason=self._skip_reason(final))
             for call, prepared, outcome in zip(originals, batch, outcomes, strict=True):
-                self._record_result(call, prepared, outcome.result)
+                self._record_result(call, prepared, outcome.result, outcome.notes or [])
                 if outcome.finished and final is None:
                     final = outcome.result.content
         return final
@@ -280,7 +324,7 @@ class Agent:
         if call.invalid:  # a call written as text that cannot run: the model is told why and how to write it
             return PreparedCall(call.name, {}, failure=ToolResult.fail(ErrorCode.INVALID_TOOL_CALL, call.invalid))
         try:
-            return self.gate.prepare(call.name, call.arguments)
+            return self.hooks.before_call(self.gate, self.gate.prepare(call.name, call.arguments))
         except Exception as exc:  # a bug while deciding must not end the run: the call fails instead
             failure = ToolResult.fail(ErrorCode.INTERNAL_ERROR, f"{call.name} could not be checked: {exc}")
             return PreparedCall(call.name, {}, failure=failure)
@@ -325,8 +369,9 @@ class Agent:
             if verdict.refusal is not None:
                 return _Outcome(verdict.refusal)
         result = self._run_safely(prepared)
+        notes = self.hooks.after_call(self.ctx, prepared, result) if prepared.failure is None else []
         ends_run = prepared.tool is not None and prepared.tool.ends_run
-        return _Outcome(result, finished=ends_run and result.success)
+        return _Outcome(result, finished=ends_run and result.success, notes=notes)
 
     def _run_safely(self, prepared: PreparedCall) -> ToolResult:
         """The gate's run, with a bug in a tool turned into a result so the run and the history survive."""
@@ -337,14 +382,14 @@ class Agent:
                 ErrorCode.INTERNAL_ERROR, f"{prepared.name} failed unexpectedly: {type(exc).__name__}: {exc}"
             )
 
-    def _record_result(self, call: ToolCall, prepared: PreparedCall, result: ToolResult) -> None:
-        text = result.render()
-        note = self._repeat_note(call, result)
+    def _record_result(self, call: ToolCall, prepared: PreparedCall, result: ToolResult, notes: list[str]) -> None:
+        text = "\n\n".join([result.render(), *notes])
+        note = self.repeats.note(call, result)
         if note:
             text = f"{text}\n\n{note}"
             self.sink.emit({"type": "notice", "message": note})
         self._append({"role": "tool", "tool_call_id": call.id, "content": text})
-        self._totals.tool_calls += 1
+        self.totals.tool_calls += 1
         quiet = prepared.tool is not None and prepared.tool.quiet_on_success
         self.sink.emit(
             {"type": "tool_result", "id": call.id, "name": call.name, "success": result.success,
@@ -354,22 +399,6 @@ class Agent:
             if self.transcript is not None:
                 self.transcript.write("tasks", tasks=self.ctx.tasks)
             self.sink.emit({"type": "tasks", "tasks": self.ctx.tasks})
-
-    def _repeat_note(self, call: ToolCall, result: ToolResult) -> str:
-        """The same failing call REPEAT_LIMIT times in a row earns a note telling the model to change tack."""
-        if result.success or result.code is ErrorCode.CANCELLED:
-            self._failure = ("", 0)
-            return ""
-        signature = f"{call.name}:{_canonical(call.arguments)}"
-        count = self._failure[1] + 1 if self._failure[0] == signature else 1
-        self._failure = (signature, count)
-        if count < REPEAT_LIMIT:
-            return ""
-        return (
-            f"Note: this exact {call.name} call has now failed {count} times in a row. Repeating it will not "
-            "work; change approach: follow the hint above, check the current state (read the file or list "
-            "the folder again), or try a different tool or arguments."
-        )
 
     # ---- bookkeeping -----------------------------------------------------------------------------
 
@@ -384,18 +413,11 @@ class Agent:
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
         self._notice(self.checkpoints.end_of_run(self.session_turns) if self.checkpoints else None)
-        self._totals.status = status
-        self._totals.message = message
+        self.totals.status = status
+        self.totals.message = message
         if self.transcript is not None:
-            self.transcript.write("outcome", status=status, message=message, turns=self._totals.turns)
-        return self._totals
-
-
-def _canonical(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), sort_keys=True)
-    except (ValueError, RecursionError):  # arguments nested too deep are refused by the registry, not here
-        return arguments
+            self.transcript.write("outcome", status=status, message=message, turns=self.totals.turns)
+        return self.totals
 
 
 __all__ = ["Agent", "RunResult", "RunStatus"]

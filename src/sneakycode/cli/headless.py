@@ -32,7 +32,7 @@ EXIT_BY_STATUS = {
     "cancelled": ExitCode.INTERRUPTED,
 }
 STREAMED_EVENTS = frozenset(
-    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice"}
+    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice", "subagent"}
 )
 
 
@@ -57,7 +57,8 @@ class HeadlessSink:
             self.line(dict(event))
         message = self.describe(event)
         if message:
-            print(f"sneakycode: {printable(message)}", file=self.err, flush=True)
+            who = f"[{event['agent']}] " if "agent" in event and event["type"] != "subagent" else ""
+            print(f"sneakycode: {who}{printable(message)}", file=self.err, flush=True)
 
     def line(self, event: Mapping[str, Any]) -> None:
         self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
@@ -76,6 +77,9 @@ class HeadlessSink:
         if event["type"] == "tool_result":
             first = event["content"].splitlines()[0] if event["content"] else ""
             return f"<- {event['name']} {'ok' if event['success'] else 'failed'}: {first[:200]}"
+        if event["type"] == "subagent":
+            ended = f" ({event.get('status')}, {event.get('turns')} turns)" if event["phase"] == "end" else ""
+            return f"subagent {event['agent']} {'started' if event['phase'] == 'start' else 'ended'}{ended}"
         if event["type"] == "usage":
             return f"tokens: {event['prompt_tokens']} in, {event['completion_tokens']} out"
         if event["type"] in ("assistant", "reasoning") and event["text"]:
@@ -132,7 +136,9 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
     changes_before = len(journal.entries())
     try:
         with cancel_on_sigint(agent.cancel.set), (in_effect(run, invocation) if invocation else nullcontext()):
+            agent.start_session("resume" if session.saved else "startup")
             result = agent.run_turn(task)
+            agent.hooks.session_end("other")
     except SneakyError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.FAILURE

@@ -24,7 +24,8 @@ from sneakycode.process.hardening import protect_variables
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.providers import ModelConfig
-    from sneakycode.agent.protocol import EventSink
+    from sneakycode.agent.protocol import ChatModel, EventSink
+    from sneakycode.agent.subagents import Subagents
     from sneakycode.extensions.invocation import Extensions
     from sneakycode.permissions.gate import Approver
     from sneakycode.session.checkpoints import Checkpoints
@@ -141,6 +142,7 @@ class PreparedRun:
     session: AgentSession
     agent: Agent
     extensions: Extensions
+    subagents: Subagents
 
 
 def prepare_run(
@@ -152,26 +154,47 @@ def prepare_run(
 ) -> PreparedRun:
     """The model, the session and the Agent for a headless or interactive run; a ConfigError says why a run
     cannot start. `approver_for` gets the session's tool context, so an approver can reach its cancel signal."""
+    from dataclasses import replace
+
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.client import build_chat_model
     from sneakycode.agent.model.families import edit_format_for
     from sneakycode.agent.model.providers import resolve_model_config
+    from sneakycode.agent.subagent_definitions import load_definitions
+    from sneakycode.agent.subagents import TASK_TOOL, Subagents
+    from sneakycode.extensions.hooks import HookRunner
+    from sneakycode.extensions.hooks_config import load_hooks
     from sneakycode.extensions.invocation import load_extensions
     from sneakycode.extensions.skills import skill_tool, skills_prompt
     from sneakycode.tools.registry import offered_tools
 
     config = with_server_window(resolve_model_config(loaded, args.api_key))
     chosen = loaded.settings.tools
-    tools = offered_tools(chosen.enabled, edit_format_for(config.model, chosen.edit_format))
+    # The task tool is the session's own (not a registry tool): offered unless tools.enabled leaves it out.
+    enabled = None if chosen.enabled is None else [name for name in chosen.enabled if name != TASK_TOOL]
+    tools = offered_tools(enabled, edit_format_for(config.model, chosen.edit_format))
+    hooks = load_hooks(loaded, trust_project=args.trust_project)
+    for notice in hooks.notices:
+        sink.emit({"type": "notice", "message": notice})
     session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     extensions = load_extensions(session.ctx.workspace, skills=loaded.settings.skills.enabled)
     for notice in extensions.notices():
         sink.emit({"type": "notice", "message": notice})
+    definitions, problems = load_definitions(session.ctx.workspace)
+    for problem in problems:
+        sink.emit({"type": "notice", "message": f"subagent definition {problem}"})
+
+    def model_for(name: str) -> ChatModel:
+        return build_chat_model(replace(config, model=name), debug_log=debug_log, tool_calls=loaded.settings.tool_calls)
+
+    subagents = Subagents(definitions, tools, model_for)
+    if chosen.enabled is None or TASK_TOOL in chosen.enabled:
+        tools = (*tools, subagents.tool)
     if extensions.skills.skills:  # offered only when there is a skill to load
         tools = (*tools, skill_tool(extensions.skills))
     if debug_log is not None:
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
-        debug_log(f"tools offered: {', '.join(t.name for t in tools)}")
+        debug_log(f"tools offered: {', '.join(t.name for t in tools)}; {len(hooks)} hook(s)")
     agent = Agent(
         build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
         session.ctx,
@@ -185,8 +208,10 @@ def prepare_run(
         skills_prompt=skills_prompt(extensions.skills, loaded.settings.skills.max_prompt_chars),
         checkpoints=session.checkpoints,
         session_turns=session.saved.turns if session.saved else 0,
+        hooks=HookRunner.for_session(hooks, session.ctx) if len(hooks) else None,
     )
-    return PreparedRun(config, session, agent, extensions)
+    subagents.attach(agent)
+    return PreparedRun(config, session, agent, extensions, subagents)
 
 
 LOCAL_WINDOW_GUESS = 8_192

@@ -95,6 +95,34 @@ class CheckpointSettings(_Strict):
     )
 
 
+class HookCommand(_Strict):
+    matcher: str = Field(
+        "",
+        description="Regex the whole tool name must match (PreToolUse, PostToolUse; `mcp__server__.*` for MCP tools), "
+        "the source for SessionStart, the trigger for PreCompact; empty or `*`: always.",
+    )
+    command: str = Field(description="Shell command line run in the workspace; gets the event as JSON on stdin.")
+    timeout: int = Field(60, ge=1, le=3600, description="Seconds before the hook and its processes are killed.")
+
+
+def _hook_list(when: str) -> list[HookCommand]:
+    return Field(default_factory=list, description=f"Hooks run {when}.")
+
+
+class HooksSettings(_Strict):
+    """Claude Code's hook events, by their names (so its hook scripts run unchanged); see docs/extending.md."""
+
+    SessionStart: list[HookCommand] = _hook_list("when a session starts or resumes; stdout becomes context")
+    UserPromptSubmit: list[HookCommand] = _hook_list("before a request reaches the model; exit 2 refuses it")
+    PreToolUse: list[HookCommand] = _hook_list("before a tool call is decided; exit 2 blocks it")
+    PostToolUse: list[HookCommand] = _hook_list("after a tool call ran; exit 2 tells the model its stderr")
+    Stop: list[HookCommand] = _hook_list("when the run is about to end; exit 2 makes the model continue")
+    SubagentStop: list[HookCommand] = _hook_list("when a subagent is about to answer; exit 2 makes it continue")
+    PreCompact: list[HookCommand] = _hook_list("before the history is compacted")
+    Notification: list[HookCommand] = _hook_list("when SneakyCode waits for the user's approval")
+    SessionEnd: list[HookCommand] = _hook_list("when the session ends")
+
+
 class Settings(_Strict):
     workspace_root: str = Field(".", description="Folder all tool paths are relative to.")
     max_file_size_bytes: int = Field(1_048_576, ge=1, description="Largest file a tool reads or writes.")
@@ -137,6 +165,9 @@ class Settings(_Strict):
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: prompts the model loads.")
     checkpoints: CheckpointSettings = Field(
         default_factory=CheckpointSettings, description="Workspace snapshots that `sneakycode rewind` restores."
+    )
+    hooks: HooksSettings = Field(
+        default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."
     )
 
 

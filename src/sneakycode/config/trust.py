@@ -15,6 +15,9 @@ from sneakycode.config.settings import Settings, default_state_dir, user_config_
 from sneakycode.config.sources import env_layer, flatten, read_toml, set_dotted
 
 TRUST_FILE = "trusted-workspaces.json"
+# Other files a repository brings that would run programs (Claude Code's settings, with their hooks): each is
+# read only once the user trusted it as it is now, recorded under its own path beside the project file's.
+REPOSITORY_FILES = (Path(".claude") / "settings.json",)
 # Always kept: a repository may always ask for more caution.
 TIGHTENING_KEYS = frozenset(
     {"permissions.deny", "permissions.ask", "tools.shell.denied_commands", "tools.shell.env_strip"}
@@ -25,6 +28,7 @@ HARMLESS_KEYS = frozenset(
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
     | {"skills.enabled", "skills.max_prompt_chars"}
 )
+# `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 LOWER_IS_TIGHTER = frozenset(
     {
         "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
@@ -113,11 +117,25 @@ def is_trusted(base: Path, raw_project: bytes, state: Path) -> bool:
 def record_trust(base: Path, raw_project: bytes | None, state: Path) -> None:
     """Trust this workspace's project file as it is now (None: forget the workspace). A changed file is
     untrusted again, because its hash no longer matches."""
+    _record(str(base), raw_project, state)
+
+
+def is_file_trusted(base: Path, relative: Path, raw: bytes, state: Path) -> bool:
+    """True when the user trusted this repository file (one of REPOSITORY_FILES) exactly as it is now."""
+    return _trust_records(state).get(str(base / relative)) == hashlib.sha256(raw).hexdigest()
+
+
+def record_file_trust(base: Path, relative: Path, raw: bytes | None, state: Path) -> None:
+    """Trust one of REPOSITORY_FILES as it is now (None: forget it)."""
+    _record(str(base / relative), raw, state)
+
+
+def _record(key: str, raw: bytes | None, state: Path) -> None:
     records = _trust_records(state)
-    if raw_project is None:
-        records.pop(str(base), None)
+    if raw is None:
+        records.pop(key, None)
     else:
-        records[str(base)] = hashlib.sha256(raw_project).hexdigest()
+        records[key] = hashlib.sha256(raw).hexdigest()
     state.mkdir(parents=True, exist_ok=True)
     tmp = state / f".{TRUST_FILE}.tmp"
     tmp.write_text(json.dumps(records, indent=2, sort_keys=True), encoding="utf-8")

@@ -1,2 +1,2 @@
-"""What users add to their agent: skills, custom slash commands (and, beside them, MCP servers, hooks and
-subagents). Each turns into tools, prompts or gate steps through the interfaces the built-ins use."""
+"""What users add to their agent: MCP servers, skills, custom slash commands and hooks. Each turns into tools,
+prompts or gate steps through the interfaces the built-ins use. Below the agent, above permissions."""

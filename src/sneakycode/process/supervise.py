@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 from sneakycode.process import reaper
 from sneakycode.process.capture import HeadBuffer, HeadTailCapture
@@ -135,9 +135,10 @@ def run_process(
     cancel: threading.Event | None = None,
     kill_grace: float = 2.0,
     own_session: bool = True,
+    stdin: bytes | None = None,
 ) -> ProcessResult:
     """Run argv to completion (or timeout/cancel), keeping at most capture_limit bytes of each stream.
-    own_session=False: see supervise.
+    own_session=False and stdin: see supervise.
 
     Raises OSError when argv[0] or cwd cannot be used.
     """
@@ -148,7 +149,7 @@ def run_process(
 
     ending = supervise(
         argv, cwd=cwd, env=env, timeout=timeout, cancel=cancel, kill_grace=kill_grace, sink=sink,
-        own_session=own_session,
+        own_session=own_session, stdin=stdin,
     )
     return ProcessResult(ending, bytes(out.kept), bytes(err.kept), out.total, err.total)
 
@@ -163,9 +164,13 @@ def supervise(
     kill_grace: float,
     sink: OutputSink,
     own_session: bool = True,
+    stdin: bytes | None = None,
 ) -> Ending:
     """Run argv in a new session with stdin closed, feeding its output to `sink` until it and every process
     left in its group are gone. Raises OSError when argv[0] or cwd cannot be used.
+
+    `stdin` bytes (a hook's event) are written to its stdin, which is then closed, from a thread: a child
+    that prints before it reads must not block on a full pipe while we block writing to it.
 
     own_session=False starts it in a new process group of our session instead, for a helper that never opens
     the terminal: on Linux a new session is also a new scheduler autogroup, and under CPU load that alone
@@ -176,7 +181,7 @@ def supervise(
             list(argv),
             cwd=cwd,
             env=dict(env) if env is not None else None,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             start_new_session=own_session,
@@ -184,6 +189,8 @@ def supervise(
         )
     )
     deadline = None if timeout is None else start + timeout
+    if stdin is not None and proc.stdin is not None:
+        threading.Thread(target=_feed_stdin, args=(proc.stdin, stdin), daemon=True).start()
     try:
         with _Supervision(proc, sink) as run:
             try:
@@ -298,6 +305,13 @@ class _Supervision:
     def signal_group(self, sig: signal.Signals) -> None:
         with suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pgid, sig)
+
+
+def _feed_stdin(pipe: IO[bytes], data: bytes) -> None:
+    with suppress(OSError):  # a child that exits (or closes stdin) without reading it all is its own business
+        pipe.write(data)
+    with suppress(OSError):
+        pipe.close()
 
 
 def _reap(proc: subprocess.Popen[bytes], notify_fd: int) -> None:

@@ -60,13 +60,14 @@ def run_interactive(args: argparse.Namespace) -> int:
                                                completer=SlashCompleter(entries), complete_while_typing=False)
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line, run.extensions,
-                         invoke=lambda line: _invoke(run, console, line))
+                         invoke=lambda line: _invoke(run, console, line), subagents=run.subagents)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
                   f"{markup_safe(config.context_window_source)}[/]")
     console.print(f"workspace {markup_safe(str(ctx.workspace.root))}  session {ctx.session_id}"
                   + ("  (resumed)" if session.saved else ""))
     console.print("[dim]Type a task. /help lists commands; Ctrl-C stops a turn; Ctrl-D leaves.[/]")
+    agent.start_session("resume" if session.saved else "startup")
     try:
         while True:
             try:
@@ -83,6 +84,8 @@ def run_interactive(args: argparse.Namespace) -> int:
                 continue
             _run_request(agent, console, line)
     finally:
+        agent.cancel.clear()
+        agent.hooks.session_end("prompt_input_exit")
         session.transcript.close()
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from rich.console import Console
 
 from sneakycode.agent.loop import Agent
+from sneakycode.agent.subagents import Subagents
 from sneakycode.cli.text import markup_safe
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.extensions.invocation import Extensions
@@ -23,6 +24,7 @@ class SlashContext:
     model_line: str
     extensions: Extensions = field(default_factory=Extensions)
     invoke: Callable[[str], None] | None = None
+    subagents: Subagents | None = None
 
 
 def _help(sc: SlashContext, _arg: str) -> bool:
@@ -110,8 +112,20 @@ def _tasks(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
+def _agents(sc: SlashContext, _arg: str) -> bool:
+    definitions = sc.subagents.definitions if sc.subagents is not None else {}
+    for definition in definitions.values():
+        tools = "all tools" if definition.tools is None else ", ".join(definition.tools)
+        model = f"; model {definition.model}" if definition.model else ""
+        sc.console.print(f"  [bold]{markup_safe(definition.name)}[/] ({markup_safe(definition.source)}): "
+                         f"{markup_safe(definition.description)} [dim]({markup_safe(tools)}{markup_safe(model)})[/]")
+    sc.console.print("[dim]Define more in .sneakycode/agents/NAME.md or .claude/agents/NAME.md (docs/extending.md).[/]")
+    return True
+
+
 def _clear(sc: SlashContext, _arg: str) -> bool:
     sc.agent.clear()
+    sc.agent.start_session("clear")
     sc.console.print("Conversation cleared; files must be read again before they are edited.")
     return True
 
@@ -129,6 +143,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "mode": (_mode, "[MODE] show or set the permission mode: default, auto-edit, plan, yolo"),
     "tasks": (_tasks, "show the task list"),
     "clear": (_clear, "start a fresh conversation in the same session"),
+    "agents": (_agents, "list the subagents the task tool can run"),
     "model": (_model, "show the provider and model in use"),
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "exit": (_exit, "leave SneakyCode"),

@@ -33,6 +33,15 @@ class TerminalSink:
             self._streaming = False
 
     def emit(self, event: Event) -> None:
+        if event["type"] == "subagent":
+            self._end_stream()
+            ended = f": {event.get('status')} after {event.get('turns')} turn(s)" if event["phase"] == "end" else ""
+            verb = "started" if event["phase"] == "start" else "ended"
+            self.console.print(f"[bold blue]>[/] [blue]subagent {markup_safe(event['agent'])} {verb}{ended}[/]")
+            return
+        if "agent" in event and event["type"] in ("text_delta", "assistant", "usage", "turn", "reasoning", "tasks"):
+            return  # a subagent's prose and bookkeeping: only its answer (the task result) is shown
+        who = f"  [dim]{markup_safe(event['agent'])}[/] " if "agent" in event else ""
         if event["type"] == "text_delta":
             self.console.print(printable(event["text"]), end="", markup=False, highlight=False)
             self._streaming = True
@@ -41,26 +50,26 @@ class TerminalSink:
         if event["type"] == "reasoning" and self.show_reasoning and event["text"]:
             self.console.print(f"[dim italic]{markup_safe(event['text'])}[/]")
         elif event["type"] == "tool_call":
-            self.console.print(f"[bold cyan]*[/] [cyan]{markup_safe(summarize_call(event))}[/]")
+            self.console.print(f"{who}[bold cyan]*[/] [cyan]{markup_safe(summarize_call(event))}[/]")
         elif event["type"] == "tool_result" and not (event["success"] and event["quiet"]):
-            self._result(event)
+            self._result(event, who)
         elif event["type"] == "permission" and event["outcome"] in ("denied", "rejected"):
             name, reason = markup_safe(event["name"]), markup_safe(event["reason"])
-            self.console.print(f"  [yellow]{name} {event['outcome']}: {reason}[/]")
+            self.console.print(f"{who or '  '}[yellow]{name} {event['outcome']}: {reason}[/]")
         elif event["type"] == "tasks":
             for task in event["tasks"]:
                 mark = TASK_MARKS.get(task.get("status", ""), "[?]")
                 self.console.print(f"  [magenta]{mark}[/] {markup_safe(str(task.get('content', '')))}")
         elif event["type"] == "notice":
-            self.console.print(f"[yellow]{markup_safe(event['message'])}[/]")
+            self.console.print(f"{who}[yellow]{markup_safe(event['message'])}[/]")
 
-    def _result(self, event: ToolResultEvent) -> None:
+    def _result(self, event: ToolResultEvent, who: str = "") -> None:
         text = event["content"]
         lines = text.splitlines() or [""]
         style = "dim" if event["success"] else "red"
         shown = lines[:RESULT_PREVIEW_LINES]
         for index, line in enumerate(shown):
-            prefix = "  -> " if index == 0 else "     "
+            prefix = f"{who}  -> " if index == 0 else "     "
             self.console.print(f"[{style}]{prefix}{markup_safe(line[:200])}[/]")
         if len(lines) > len(shown):
             self.console.print(f"[dim]     ... {len(lines) - len(shown)} more lines[/]")

@@ -1,0 +1,164 @@
+"""Subagent definitions: the built-in `explore`, and Markdown files with YAML front matter in
+`.sneakycode/agents/NAME.md`, `.claude/agents/NAME.md` (Claude Code's format, so those files work here) and
+`~/.config/sneakycode/agents/NAME.md`::
+
+    ---
+    name: reviewer
+    description: Reviews a diff for bugs and missing tests
+    tools: read_file, grep_files, find_files     # or a YAML list; unset: every tool the main agent has
+    model: qwen2.5-coder:32b                     # optional: another model of the same provider
+    ---
+    You review code. ...                         # the subagent's instructions
+
+A later folder wins over an earlier one for the same name (user < .claude < .sneakycode). A file that does
+not parse is reported once, with the file and line, and skipped; the others load. Files in the workspace are
+read through the workspace guard, so a link that leaves it is never followed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sneakycode.config import user_config_path
+from sneakycode.errors import ToolError
+from sneakycode.tools.base import Tool
+from sneakycode.tools.registry import all_tools
+from sneakycode.workspace.files import Workspace
+
+PROJECT_FOLDERS = (".claude/agents", ".sneakycode/agents")  # in order: the later wins
+MAX_DEFINITION_CHARS = 32_000
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+EXPLORE_PROMPT = """\
+You are a read-only explorer working for another agent. Find what it asks for with the read and search \
+tools: search broadly, then read only what matters. You cannot change anything. End with a concise answer: \
+the facts found, with file paths and line numbers, and what you could not find. Your answer is all the \
+other agent sees of your work."""
+
+
+@dataclass(frozen=True)
+class AgentDefinition:
+    """One kind of subagent. `tools` None: every tool the main agent has (but the task tool itself)."""
+
+    name: str
+    description: str
+    prompt: str
+    tools: tuple[str, ...] | None = None
+    model: str | None = None
+    source: str = "built in"
+
+    def offered(self, available: Iterable[Tool]) -> tuple[Tool, ...]:
+        """Its tools among `available` (a tool that ends the run always: the subagent may end with it)."""
+        return tuple(t for t in available if self.tools is None or t.name in self.tools or t.ends_run)
+
+    def read_only(self, available: Iterable[Tool]) -> bool:
+        """True when every tool it gets changes nothing, so it may run without asking and beside others."""
+        return self.tools is not None and all(t.read_only for t in self.offered(available))
+
+
+def explore() -> AgentDefinition:
+    return AgentDefinition(
+        "explore",
+        "Searches and reads the code base (read and search tools only) and answers with what it found, so the "
+        "search does not fill your context.",
+        EXPLORE_PROMPT,
+        tools=tuple(t.name for t in all_tools() if t.read_only),
+    )
+
+
+def load_definitions(
+    workspace: Workspace, user_folder: Path | None = None
+) -> tuple[dict[str, AgentDefinition], list[str]]:
+    """Every definition by name (built in first, then the user's, then the project's) and one problem line for
+    each file that was skipped or partly ignored."""
+    found = {"explore": explore()}
+    problems: list[str] = []
+    folder = user_folder if user_folder is not None else user_config_path().parent / "agents"
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        try:
+            text = path.read_text(encoding="utf-8")[:MAX_DEFINITION_CHARS]
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"{path}: cannot be read ({exc}); skipped")
+            continue
+        _add(found, problems, text, str(path), path.stem)
+    for relative in PROJECT_FOLDERS:
+        for name in _listing(workspace, relative):
+            source = f"{relative}/{name}"
+            try:
+                text = workspace.read_text(source).text[:MAX_DEFINITION_CHARS]
+            except ToolError as err:
+                problems.append(f"{source}: {err.error}; skipped")
+                continue
+            _add(found, problems, text, source, name[: -len(".md")])
+    return found, problems
+
+
+def _listing(workspace: Workspace, relative: str) -> list[str]:
+    try:
+        real = workspace.resolve(relative, must_exist=True)
+        return sorted(entry.name for entry in real.iterdir() if entry.name.endswith(".md"))
+    except (ToolError, OSError):
+        return []
+
+
+def _add(found: dict[str, AgentDefinition], problems: list[str], text: str, source: str, stem: str) -> None:
+    try:
+        definition = parse_definition(text, source, stem)
+    except ValueError as exc:
+        problems.append(f"{exc}; skipped")
+        return
+    known = {t.name for t in all_tools()}
+    unknown = [name for name in definition.tools or () if name not in known]
+    if unknown:
+        kept = tuple(name for name in definition.tools or () if name in known)
+        fallback = " it gets the read-only tools instead" if not kept else ""
+        problems.append(f"{source}: no tool named {', '.join(unknown)} here; ignored.{fallback}")
+        tools = kept or tuple(t.name for t in all_tools() if t.read_only)
+        definition = AgentDefinition(definition.name, definition.description, definition.prompt, tools,
+                                     definition.model, source)
+    found[definition.name] = definition
+
+
+def parse_definition(text: str, source: str, stem: str) -> AgentDefinition:
+    """A definition from a file's text; a ValueError names the file, the line and what is wrong."""
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise ValueError(f"{source}:1: no front matter (the file must start with a line `---`)")
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if end is None:
+        raise ValueError(f"{source}:1: the front matter is not closed by a line `---`")
+    try:
+        meta: Any = yaml.safe_load("\n".join(lines[1:end])) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1
+        why = getattr(exc, "problem", None) or exc
+        raise ValueError(f"{source}:{line}: the front matter is not valid YAML ({why})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{source}:2: the front matter must be `key: value` lines")
+    name = str(meta.get("name") or stem).strip()
+    if not NAME.fullmatch(name):
+        raise ValueError(f"{source}:2: name {name!r} must be lower-case letters, digits, - and _")
+    description = meta.get("description")
+    if not isinstance(description, str) or not description.strip():
+        raise ValueError(f"{source}:2: `description` is required (one line saying when to use this agent)")
+    model = meta.get("model")
+    if model is not None and (not isinstance(model, str) or model == "inherit"):
+        model = None  # Claude Code's `inherit` (and anything not a name) means the main agent's model
+    return AgentDefinition(name, " ".join(description.split()), "\n".join(lines[end + 1 :]).strip(),
+                           _tool_names(meta.get("tools"), source), model, source)
+
+
+def _tool_names(value: Any, source: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return tuple(item.strip() for item in value)
+    raise ValueError(f"{source}:2: `tools` must be a comma-separated line or a list of tool names")

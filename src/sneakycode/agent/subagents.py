@@ -1,0 +1,173 @@
+"""Subagents: the task tool runs a child Agent in its own context (its own history, its definition's
+instructions and tool subset) and gives the parent only the child's final message, bounded.
+
+The child shares the parent's session: the same tool context (workspace, read ledger, undo journal, cancel
+signal, permissions and approver), the same hooks (SubagentStop instead of Stop) and the same model unless
+its definition names another. Its turns, calls and tokens count as the parent's (max_turns and budgets see
+them); its events reach the parent's sink tagged with its id ("explore-1"); its messages are kept in the
+session folder under `agents/ID/`, and the parent's transcript records each run. The task tool is auto and
+read-only (so several run at once) when every definition it can run is read-only; otherwise it asks first.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, cast
+
+from pydantic import Field
+
+from sneakycode.agent.events import Event
+from sneakycode.agent.protocol import ChatModel, EventSink
+from sneakycode.agent.subagent_definitions import AgentDefinition
+from sneakycode.errors import ErrorCode
+from sneakycode.permissions.gate import Approver
+from sneakycode.session.transcript import Transcript
+from sneakycode.tools.base import Preview, Tier, Tool, ToolArgs, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from sneakycode.agent.loop import Agent, RunResult
+
+TASK_TOOL = "task"
+MAX_ANSWER_CHARS = 4_000
+DESCRIPTION_CHARS = 160  # of each definition's description, in the tool's description (sent on every request)
+
+
+class TaskArgs(ToolArgs):
+    agent: str = Field(description="subagent name")
+    prompt: str = Field(description="the whole task: the subagent sees nothing else")
+    description: str | None = Field(None, description="3-5 words for the user")
+
+
+class TaggedSink:
+    """The parent's sink, with every event marked as this subagent's; one lock for all of a parent's children."""
+
+    def __init__(self, parent: EventSink, agent_id: str, lock: threading.Lock) -> None:
+        self.parent = parent
+        self.agent_id = agent_id
+        self.lock = lock
+
+    def emit(self, event: Event) -> None:
+        tagged = cast(Event, {**event, "agent": self.agent_id})
+        with self.lock:
+            self.parent.emit(tagged)
+
+
+class _OneAtATime:
+    """An approver parallel subagents share: one question on the terminal at a time."""
+
+    def __init__(self, inner: Approver, lock: threading.Lock) -> None:
+        self.inner = inner
+        self.lock = lock
+
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
+        with self.lock:
+            return self.inner.approve(tool_name, arguments, reason)
+
+
+class Subagents:
+    """The subagent definitions of a session and the task tool that runs them; `attach` the parent Agent
+    before its first run. `model_for` builds the ChatModel for a definition that names its own model."""
+
+    def __init__(
+        self,
+        definitions: dict[str, AgentDefinition],
+        available: tuple[Tool, ...],
+        model_for: Callable[[str], ChatModel] | None = None,
+    ) -> None:
+        self.definitions = definitions
+        self.available = available
+        self.model_for = model_for
+        self.parent: Agent | None = None
+        self._counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._events = threading.Lock()
+        self._approvals = threading.Lock()
+        self.tool = self._build_tool()
+
+    def attach(self, parent: Agent) -> None:
+        self.parent = parent
+
+    def _build_tool(self) -> Tool:
+        read_only = all(d.read_only(self.available) for d in self.definitions.values())
+        listed = "; ".join(f"{d.name}: {_clip(d.description, DESCRIPTION_CHARS)}" for d in self.definitions.values())
+        return Tool(
+            name=TASK_TOOL,
+            description="Run a subagent on a self-contained task in its own context; you get only its final "
+            f"answer. Give it everything it needs in prompt. Agents: {listed}",
+            args_model=TaskArgs,
+            func=self.run,
+            tier=Tier.AUTO if read_only else Tier.CONFIRM,
+            read_only=read_only,
+            mcp=False,
+            headline="description",
+            preview=lambda arguments: Preview(f"{arguments.get('agent', '?')}: {arguments.get('prompt', '')}"),
+            example={"agent": "explore", "prompt": "Where is the retry logic of the HTTP client?"},
+            guidance="To search or read widely, give the task to a subagent with task (explore): it answers "
+            "without filling your context; independent tasks may run at the same time.",
+        )
+
+    def run(self, args: TaskArgs, ctx: ToolContext) -> ToolResult:
+        """The task tool: run the named subagent to its end and return its final message."""
+        from sneakycode.agent.loop import Agent
+
+        parent = self.parent
+        definition = self.definitions.get(args.agent)
+        if parent is None:
+            return ToolResult.fail(ErrorCode.INTERNAL_ERROR, "the task tool is not attached to an agent")
+        if definition is None:
+            return ToolResult.fail(
+                ErrorCode.INVALID_ARGUMENTS, f"there is no subagent named {args.agent!r}",
+                hint=f"Use one of: {', '.join(self.definitions)}.",
+            )
+        turns = parent.max_turns - parent.totals.turns
+        if turns < 1:
+            return ToolResult.fail(ErrorCode.SUBAGENT_FAILED, "no model turns are left for a subagent (max_turns)")
+        agent_id = self._next_id(definition.name)
+        sink = TaggedSink(parent.sink, agent_id, self._events)
+        sink.emit({"type": "subagent", "agent": agent_id, "phase": "start", "prompt": args.prompt})
+        model = parent.model if definition.model is None or self.model_for is None else self.model_for(definition.model)
+        folder = ctx.session_dir / "agents" / agent_id
+        folder.mkdir(parents=True, exist_ok=True)
+        transcript = Transcript(folder)
+        approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals)
+        child = Agent(
+            model, replace(ctx, tasks=[]), sink, approver=approver, mode=parent.mode, max_turns=turns,
+            context_window=parent.context.window, transcript=transcript, tools=definition.offered(self.available),
+            hooks=parent.hook_runner, stop_event="SubagentStop", role=definition.prompt,
+        )
+        try:
+            result = child.work(args.prompt)
+        finally:
+            transcript.close()
+        parent.absorb(result)
+        sink.emit({"type": "subagent", "agent": agent_id, "phase": "end", "prompt": args.prompt,
+                   "status": result.status, "turns": result.turns})
+        if parent.transcript is not None:
+            with self._events:
+                parent.transcript.write("subagent", agent=agent_id, definition=definition.name, prompt=args.prompt,
+                                        status=result.status, turns=result.turns, message=result.message)
+        return _answer(agent_id, result)
+
+    def _next_id(self, name: str) -> str:
+        with self._lock:
+            self._counts[name] = self._counts.get(name, 0) + 1
+            return f"{name}-{self._counts[name]}"
+
+
+def _answer(agent_id: str, result: RunResult) -> ToolResult:
+    text = _clip(result.message, MAX_ANSWER_CHARS)
+    if len(result.message) > MAX_ANSWER_CHARS:
+        text += (f"\n[{agent_id}'s answer cut: {len(result.message) - MAX_ANSWER_CHARS:,} more characters; ask a "
+                 "subagent for a shorter answer if you need the rest]")
+    if result.status in ("finished", "answered"):
+        return ToolResult.ok(text, agent=agent_id, turns=result.turns)
+    if result.status == "cancelled":
+        return ToolResult.fail(ErrorCode.CANCELLED, f"{agent_id} was cancelled", detail=text)
+    return ToolResult.fail(ErrorCode.SUBAGENT_FAILED, f"{agent_id} stopped without an answer ({result.status})",
+                           detail=text)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

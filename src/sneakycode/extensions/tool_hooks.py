@@ -1,0 +1,98 @@
+"""PreToolUse and PostToolUse as gate steps: how a hook's answer changes a prepared call, and what the model is
+told after a call ran.
+
+A hook can never approve past a deny rule: its `allow` only turns an `ask` into `allow`, and a rewritten
+input (`updatedInput`) is parsed, validated and decided again from scratch, so deny rules and plan mode
+refuse it as they would the model's own call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.extensions.hooks import HookOutcome, HookRunner
+from sneakycode.permissions.decide import Decision, PermissionDecision
+from sneakycode.permissions.gate import Gate, PreparedCall
+from sneakycode.tools.base import ToolContext, ToolResult
+
+HOOK_RULE = "hook: PreToolUse"
+
+
+def pre_tool_use(hooks: HookRunner, gate: Gate, prepared: PreparedCall) -> tuple[PreparedCall, HookOutcome]:
+    """The call as the PreToolUse hooks leave it: refused (`blocked_by_hook`), prepared again from a rewritten
+    input, or with its `ask` settled either way. A call that cannot run anyway is not shown to hooks."""
+    if prepared.failure is not None or not hooks.matching("PreToolUse", prepared.name):
+        return prepared, HookOutcome()
+    fields = {"tool_name": prepared.name, "tool_input": prepared.arguments}
+    outcome = hooks.run("PreToolUse", fields, subject=prepared.name)
+    if outcome.blocked:
+        error = f"{prepared.name} was not run: a PreToolUse hook blocked it"
+        failure = ToolResult.fail(ErrorCode.BLOCKED_BY_HOOK, error, detail=outcome.reason)
+        return PreparedCall(prepared.name, prepared.arguments, prepared.tool, failure=failure), outcome
+    if outcome.updated_input is not None:
+        outcome.notices.append(f"a PreToolUse hook rewrote the input of {prepared.name}")
+        prepared = gate.prepare(prepared.name, outcome.updated_input)
+        if prepared.failure is not None:
+            return prepared, outcome
+    decision = prepared.decision
+    if decision is None or outcome.permission is None:
+        return prepared, outcome
+    why = f": {outcome.permission_reason}" if outcome.permission_reason else ""
+    commands = decision.commands
+    if outcome.permission == "allow" and decision.decision is Decision.ASK:
+        settled = PermissionDecision(Decision.ALLOW, f"a PreToolUse hook approved it{why}", HOOK_RULE, commands)
+        prepared = replace(prepared, decision=settled)
+    elif outcome.permission == "ask" and decision.decision is Decision.ALLOW:
+        asked = PermissionDecision(Decision.ASK, f"a PreToolUse hook asks for approval{why}", HOOK_RULE, commands)
+        prepared = replace(prepared, decision=asked)
+    return prepared, outcome
+
+
+@dataclass
+class FileSnapshot:
+    """The hashes of the files a call edits, taken before the PostToolUse hooks ran (a formatter may change them)."""
+
+    digests: dict[str, str | None] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, ctx: ToolContext, prepared: PreparedCall) -> FileSnapshot:
+        found = prepared.tool
+        if found is None or not found.edits_files:
+            return cls()
+        return cls({value: _digest(ctx, value) for value, directory in found.path_arguments(prepared.arguments)
+                    if not directory})
+
+    def changed(self, ctx: ToolContext) -> list[str]:
+        return [value for value, digest in self.digests.items() if _digest(ctx, value) != digest]
+
+
+def post_tool_use(
+    hooks: HookRunner, ctx: ToolContext, prepared: PreparedCall, result: ToolResult
+) -> tuple[list[str], HookOutcome]:
+    """Run the PostToolUse hooks of a call that ran; the notes the model gets below the result (a blocking
+    hook's reason, added context, files a hook changed after the call) and the outcome (for its notices)."""
+    if not hooks.matching("PostToolUse", prepared.name):
+        return [], HookOutcome()
+    before = FileSnapshot.of(ctx, prepared)
+    fields = {"tool_name": prepared.name, "tool_input": prepared.arguments, "tool_response": result.to_dict()}
+    outcome = hooks.run("PostToolUse", fields, subject=prepared.name)
+    notes = [f"PostToolUse hook: {outcome.reason}"] if outcome.blocked else []
+    notes += [f"PostToolUse hook: {text}" for text in outcome.context]
+    changed = before.changed(ctx)
+    if changed:
+        notes.append(
+            f"A PostToolUse hook changed {', '.join(changed)} after this call (a formatter, say); read it again "
+            "before you edit it."
+        )
+    return notes, outcome
+
+
+def _digest(ctx: ToolContext, value: str) -> str | None:
+    try:
+        real: Path = ctx.workspace.resolve(value)
+        return hashlib.sha256(real.read_bytes()).hexdigest()
+    except (ToolError, OSError):
+        return None
