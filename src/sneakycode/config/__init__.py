@@ -4,6 +4,8 @@ repository's own file, and the one way a file a repository supplies is opened (f
 from sneakycode.config.layers import load_settings, merge_layers
 from sneakycode.config.settings import (
     LoadedSettings,
+    McpServerSettings,
+    McpSettings,
     PermissionMode,
     PermissionSettings,
     Settings,
@@ -14,12 +16,16 @@ from sneakycode.config.settings import (
     user_config_path,
 )
 from sneakycode.config.sources import CONFIG_FILE_LIMIT, PROJECT_CONFIG, read_regular_file
-from sneakycode.config.trust import record_trust, trust_state_dir
+from sneakycode.config.trust import MCP_JSON, REPOSITORY_FILES, record_trust, repository_files, trust_state_dir
 
 __all__ = [
     "CONFIG_FILE_LIMIT",
     "PROJECT_CONFIG",
+    "MCP_JSON",
+    "REPOSITORY_FILES",
     "LoadedSettings",
+    "McpServerSettings",
+    "McpSettings",
     "PermissionMode",
     "PermissionSettings",
     "Settings",
@@ -30,6 +36,7 @@ __all__ = [
     "merge_layers",
     "read_regular_file",
     "record_trust",
+    "repository_files",
     "state_dir",
     "trust_state_dir",
     "user_config_path",
