@@ -127,7 +127,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         print("sneakycode: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     finally:
-        session.transcript.close()
+        run.close()
     changed = list(dict.fromkeys(ctx.workspace.display(e.path) for e in journal.entries()[changes_before:]))
     summary = {
         "result": result.message,

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.providers import ModelConfig
     from sneakycode.agent.protocol import EventSink
+    from sneakycode.extensions.mcp.manager import McpServers
     from sneakycode.permissions.gate import Approver
     from sneakycode.session.transcript import SavedSession, Transcript
     from sneakycode.tools.context import ToolContext
@@ -127,9 +128,19 @@ def open_agent_session(
 
 @dataclass
 class PreparedRun:
+    """`mcp`: the session's MCP servers, running until `close()` (which every caller does in a finally)."""
+
     config: ModelConfig
     session: AgentSession
     agent: Agent
+    mcp: McpServers
+
+    def close(self) -> None:
+        """End the session: stop every MCP server (no process outlives it) and close the transcript."""
+        try:
+            self.mcp.close()
+        finally:
+            self.session.transcript.close()
 
 
 def prepare_run(
@@ -140,11 +151,14 @@ def prepare_run(
     debug_log: Callable[[str], None] | None = None,
 ) -> PreparedRun:
     """The model, the session and the Agent for a headless or interactive run; a ConfigError says why a run
-    cannot start. `approver_for` gets the session's tool context, so an approver can reach its cancel signal."""
+    cannot start. `approver_for` gets the session's tool context, so an approver can reach its cancel signal.
+    The session's MCP servers are started (together, each within its startup_timeout) and their tools offered;
+    what failed or was held back for want of trust is emitted as notices."""
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.client import build_chat_model
     from sneakycode.agent.model.families import edit_format_for
     from sneakycode.agent.model.providers import resolve_model_config
+    from sneakycode.extensions.mcp.manager import McpServers
     from sneakycode.tools.registry import offered_tools
 
     config = with_server_window(resolve_model_config(loaded, args.api_key))
@@ -154,18 +168,30 @@ def prepare_run(
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
         debug_log(f"tools offered: {', '.join(t.name for t in tools)}")
     session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
-    agent = Agent(
-        build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
-        session.ctx,
-        sink,
-        approver=approver_for(session.ctx),
-        mode=args.mode,
-        context_window=config.context_window,
-        transcript=session.transcript,
-        history=session.saved.messages if session.saved else None,
-        tools=tools,
-    )
-    return PreparedRun(config, session, agent)
+    servers = McpServers(loaded, session.ctx.session_dir / "mcp")
+    try:
+        servers.start()
+        extra = servers.tools()
+        if debug_log is not None and extra:
+            debug_log(f"MCP tools offered: {', '.join(t.name for t in extra)}")
+        agent = Agent(
+            build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
+            session.ctx,
+            sink,
+            approver=approver_for(session.ctx),
+            mode=args.mode,
+            context_window=config.context_window,
+            transcript=session.transcript,
+            history=session.saved.messages if session.saved else None,
+            tools=tools + extra,
+        )
+    except BaseException:
+        servers.close()
+        raise
+    servers.attach(agent)
+    for notice in servers.notices:
+        sink.emit({"type": "notice", "message": notice})
+    return PreparedRun(config, session, agent, servers)
 
 
 def with_server_window(config: ModelConfig) -> ModelConfig:

@@ -20,8 +20,8 @@ from sneakycode.config.trust import MCP_JSON, REPOSITORY_FILES, record_trust, re
 
 __all__ = [
     "CONFIG_FILE_LIMIT",
-    "PROJECT_CONFIG",
     "MCP_JSON",
+    "PROJECT_CONFIG",
     "REPOSITORY_FILES",
     "LoadedSettings",
     "McpServerSettings",

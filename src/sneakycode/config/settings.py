@@ -75,8 +75,8 @@ class McpServerSettings(_Strict):
     args: list[str] = Field(default_factory=list, description="Arguments of `command`; values may name ${VARS}.")
     env: dict[str, str] = Field(
         default_factory=dict,
-        description="Variables the stdio server gets besides HOME, PATH, USER, SHELL, TERM and LOGNAME; values may "
-        "name ${VARS}.",
+        description="Variables the stdio server gets besides HOME, PATH, USER, LANG and the like (never the user's "
+        "keys); values may name ${VARS}.",
     )
     cwd: str | None = Field(None, description="Folder the stdio server starts in (default: the workspace).")
     url: str | None = Field(None, description="Endpoint of a remote server (streamable HTTP, or SSE, see transport).")

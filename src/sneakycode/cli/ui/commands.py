@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from sneakycode.agent.loop import Agent
 from sneakycode.cli.text import markup_safe
 from sneakycode.config import LoadedSettings, PermissionMode
+
+if TYPE_CHECKING:
+    from sneakycode.extensions.mcp.manager import McpServers
 
 
 @dataclass
@@ -18,6 +22,7 @@ class SlashContext:
     loaded: LoadedSettings
     console: Console
     model_line: str
+    mcp: McpServers | None = None
 
 
 def _help(sc: SlashContext, _arg: str) -> bool:
@@ -82,6 +87,14 @@ def _model(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
+def _mcp(sc: SlashContext, _arg: str) -> bool:
+    from sneakycode.cli.mcp_command import servers_report
+
+    rows = sc.mcp.rows() if sc.mcp is not None else []
+    sc.console.print(markup_safe(servers_report(rows)))
+    return True
+
+
 COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "help": (_help, "show this list"),
     "undo": (_undo, "[N] revert this session's last N changes (default all)"),
@@ -90,6 +103,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "tasks": (_tasks, "show the task list"),
     "clear": (_clear, "start a fresh conversation in the same session"),
     "model": (_model, "show the provider and model in use"),
+    "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "exit": (_exit, "leave SneakyCode"),
     "quit": (_exit, "leave SneakyCode"),
 }

@@ -167,7 +167,7 @@ def _held_back(loaded: LoadedSettings, json_path: Path) -> list[HeldBack]:
     held: list[HeldBack] = []
     if loaded.project_file is not None:
         asked = read_toml(loaded.project_file).get("mcp", {}).get("servers", {})
-        for name, entry in asked.items() if isinstance(asked, dict) else ():
+        for name, entry in (asked if isinstance(asked, dict) else {}).items():
             if isinstance(entry, dict) and (entry.get("command") or entry.get("url")):
                 held.append(HeldBack(str(name), str(loaded.project_file), _describe(entry)))
     try:
@@ -180,6 +180,7 @@ def _held_back(loaded: LoadedSettings, json_path: Path) -> list[HeldBack]:
 
 def _describe(entry: Mapping[str, Any]) -> str:
     if entry.get("command"):
-        args = entry.get("args") if isinstance(entry.get("args"), list) else []
+        raw_args = entry.get("args")
+        args: list[Any] = raw_args if isinstance(raw_args, list) else []
         return " ".join(str(part) for part in [entry["command"], *args])
     return str(entry.get("url", ""))

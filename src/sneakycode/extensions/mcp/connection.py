@@ -127,7 +127,8 @@ class Connection:
         future = self.portal.start_task_soon(self._call, name, arguments)
         while True:
             try:
-                return future.result(timeout=_WAIT_SLICE)
+                result: mcp_types.CallToolResult = future.result(timeout=_WAIT_SLICE)
+                return result
             except concurrent.futures.TimeoutError:
                 if cancel.is_set():
                     future.cancel()
@@ -229,9 +230,11 @@ class Connection:
 @asynccontextmanager
 async def _http_transport(url: str, headers: dict[str, str]) -> AsyncIterator[Any]:
     # A read timeout as long as the SDK's default; the call's own tool_timeout is what bounds a call.
-    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)) as http:
-        async with streamable_http_client(url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES) as streams:
-            yield streams
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)) as http,
+        streamable_http_client(url, http_client=http, max_sse_event_size=MAX_MESSAGE_BYTES) as streams,
+    ):
+        yield streams
 
 
 async def _all_tools(client: Client) -> list[mcp_types.Tool]:
