@@ -95,9 +95,9 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
                        nested=True)
         _add_workspace(sub.add_parser("list", help="the configured servers: status, tool count, where configured"),
                        nested=True)
-        add = sub.add_parser("add", help="add a server: NAME -- COMMAND ARGS..., or NAME --url URL")
+        add = sub.add_parser("add", help="add a server: NAME -- COMMAND ARGS..., or NAME --url URL",
+                             usage="sneakycode mcp add NAME [options] (-- COMMAND ARGS... | --url URL)")
         add.add_argument("server", metavar="NAME")
-        add.add_argument("command_line", nargs="*", metavar="COMMAND", help="after --: the command and its arguments")
         add.add_argument("--url", help="a remote server's endpoint (streamable HTTP; SSE when --transport sse)")
         add.add_argument("--transport", choices=("stdio", "http", "sse"))
         add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="a variable for the server")
@@ -136,7 +136,14 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     name = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
+    command_line: list[str] = []
+    if name == "mcp" and "--" in args_list:
+        # `mcp add NAME -- COMMAND ARGS...`: split here, since argparse lets options interleave with positionals
+        # and would take the server's own flags for ours.
+        cut = args_list.index("--")
+        args_list, command_line = args_list[:cut], args_list[cut + 1 :]
     args = _subcommand_parser(name).parse_args(args_list[1:]) if name else _agent_parser().parse_args(args_list)
+    args.command_line = command_line
     from sneakycode.process.hardening import harden_process, wipe_arguments
 
     # After parsing, so `--help` stays light; before any settings are read or any command runs: keys out of

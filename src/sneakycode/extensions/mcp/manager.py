@@ -12,16 +12,17 @@ from collections.abc import Collection, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
-
-from anyio.from_thread import BlockingPortal, start_blocking_portal
+from typing import TYPE_CHECKING, Protocol
 
 from sneakycode.config import LoadedSettings
 from sneakycode.extensions.mcp.config import HeldBack, ServerSpec, configured_servers
-from sneakycode.extensions.mcp.connection import Connection
 from sneakycode.extensions.mcp.search import schema_chars, search_tool
-from sneakycode.extensions.mcp.tools import McpTool, adapt_tools
 from sneakycode.tools.base import Tool
+
+if TYPE_CHECKING:
+    # The SDK (and its HTTP client) load only when a server is configured: a run without one starts as fast.
+    from sneakycode.extensions.mcp.connection import Connection
+    from sneakycode.extensions.mcp.tools import McpTool
 
 # Beyond the slowest startup_timeout: the time a failed start takes to stop its process.
 _SETTLE_SLACK_SECONDS = 5.0
@@ -62,7 +63,6 @@ class McpServers:
         self._withdrawn: set[str] = set()
         self._lock = threading.Lock()
         self._stack = ExitStack()
-        self._portal: BlockingPortal | None = None
 
     def start(self) -> None:
         """Start every enabled server at once and wait until each is up or has failed (each within its
@@ -75,9 +75,14 @@ class McpServers:
             self.notices.append(held_back_notice(self.held_back))
         if not runnable:
             return
-        self._portal = self._stack.enter_context(start_blocking_portal(name="sneakycode-mcp"))
+        from anyio.from_thread import start_blocking_portal
+
+        from sneakycode.extensions.mcp.connection import Connection
+        from sneakycode.extensions.mcp.tools import adapt_tools
+
+        portal = self._stack.enter_context(start_blocking_portal(name="sneakycode-mcp"))
         for spec in runnable:
-            connection = Connection(spec, self.loaded.workspace, self.log_dir, self._portal)
+            connection = Connection(spec, self.loaded.workspace, self.log_dir, portal)
             self.connections.append(connection)
             connection.start()
         deadline = time.monotonic() + max(s.settings.startup_timeout for s in runnable) + _SETTLE_SLACK_SECONDS
@@ -142,7 +147,6 @@ class McpServers:
         for connection in self.connections:
             connection.wait_stopped(max(0.1, deadline - time.monotonic()))
         self._stack.close()
-        self._portal = None
 
 
 def _row(spec: ServerSpec, connection: Connection | None) -> ServerRow:
