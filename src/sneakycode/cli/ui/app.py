@@ -100,10 +100,11 @@ def run_interactive(args: argparse.Namespace) -> int:
 
 def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings, asked: list[str]) -> bool:
     """The interactive trust prompt: exactly what the repository's files ask for; only `y` trusts them."""
-    from sneakycode.config import record_trust, trust_state_dir
+    from sneakycode.config import record_trust, repository_files, trust_state_dir
 
     assert loaded.base is not None
-    console.print(f"[bold yellow]{markup_safe(str(loaded.base))}[/] came with files that ask for:")
+    files = " and ".join(str(loaded.base / path) for path, _ in repository_files(loaded.base))
+    console.print(f"[bold yellow]{markup_safe(files)}[/] came with this repository and asks for:")
     for line in asked:
         console.print(f"  {markup_safe(line)}")
     console.print("[dim]Until you trust this workspace these are ignored; deny and ask rules apply either way.[/]")
