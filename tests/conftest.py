@@ -58,12 +58,13 @@ def call(ctx: ToolContext, name: str, **args: Any) -> ToolResult:
 
 def project_config(ws: Path, text: str, *, trusted: bool = True) -> Path:
     """Write the workspace's `.sneakycode/config.toml`; `trusted` records the user's trust in it, as
-    `sneakycode trust` does, so what it asks for applies in full."""
+    `sneakycode trust` does (over every repository file present, `.mcp.json` included), so what it asks for
+    applies in full."""
     path = ws / ".sneakycode" / "config.toml"
     path.parent.mkdir(exist_ok=True)
     path.write_text(text, encoding="utf-8")
     if trusted:
-        record_trust(ws.resolve(), path.read_bytes(), trust_state_dir())
+        record_trust(ws.resolve(), trust_state_dir())
     return path
 
 

@@ -53,6 +53,11 @@ def _rows(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str,
         if _is_model(annotation):
             rows.extend(_rows(annotation, f"{prefix}{name}."))
             continue
+        if get_origin(annotation) is dict and _is_model(get_args(annotation)[1]):
+            # A table of tables by name (`[mcp.servers.NAME]`): the table itself, then each of its keys.
+            rows.append((f"{prefix}{name}", "tables by NAME", "{}", info.description or ""))
+            rows.extend(_rows(get_args(annotation)[1], f"{prefix}{name}.NAME."))
+            continue
         kind = type_name(annotation)
         default = info.get_default(call_default_factory=True)
         rows.append((f"{prefix}{name}", kind, json.dumps(default), info.description or ""))
@@ -69,6 +74,8 @@ def type_name(annotation: Any) -> str:
         return " or ".join(type_name(arg) for arg in inner) + " or unset"
     if get_origin(annotation) is list:
         return f"list of {type_name(args[0])}"
+    if get_origin(annotation) is dict:
+        return f"table of {type_name(args[1])}"
     if isinstance(annotation, type) and issubclass(annotation, Enum):
         return " or ".join(json.dumps(member.value) for member in annotation)
     return getattr(annotation, "__name__", str(annotation))

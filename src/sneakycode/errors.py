@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     CANCELLED = "cancelled"
     INTERNAL_ERROR = "internal_error"
     INVALID_TOOL_CALL = "invalid_tool_call"
+    MCP_ERROR = "mcp_error"
 
 
 class ErrorDoc(NamedTuple):
@@ -218,6 +219,11 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "A tool call written as text (a `<tool_call>`, `[TOOL_CALLS]`, `<|python_tag|>` or similar block) names no "
         "offered tool or has arguments that do not parse; it was not run.",
         "Call one of the offered tools, with arguments in the format shown (or use the native tool-call API).",
+    ),
+    ErrorCode.MCP_ERROR: ErrorDoc(
+        "An MCP server's tool reported an error (isError), refused the call, or the server stopped; the server's "
+        "own message (or its stderr tail) is quoted.",
+        "Read the server's message: fix the arguments it names, or continue without this server's tools.",
     ),
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -99,8 +100,10 @@ class Agent:
         self.context = ContextManager(window, ctx.workspace)
         ctx.output_budget = self.context.output_budget()
         self.transcript = transcript
-        self.tools = openai_schemas(offered)
-        self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
+        self._tools_lock = threading.Lock()  # tools found or withdrawn from tool threads, in parallel
+        self.tools: list[dict[str, Any]] = []
+        self.tools_tokens = 0
+        self._set_tools(openai_schemas(offered))
         notices: list[str] = []
         prompt = build_system_prompt(ctx.workspace, notices=notices, tools=offered, skills=skills_prompt)
         if role:
@@ -130,6 +133,27 @@ class Agent:
     def set_mode(self, mode: PermissionMode | str) -> None:
         """Switch the permission mode for the rest of the session (the next call is decided under it)."""
         self.gate.mode = PermissionMode(mode)
+
+    def offer_tools(self, tools: tuple[Tool, ...]) -> None:
+        """Tools that join the model's list from the next request on (those a search tool found)."""
+        with self._tools_lock:
+            known = set(self.gate.offered or {})
+            new = tuple(t for t in tools if t.name not in known)
+            if not new:
+                return
+            self.gate.offer(new)
+            self._set_tools([*self.tools, *openai_schemas(new)])
+
+    def withdraw_tools(self, names: Collection[str], note: str) -> None:
+        """Tools that leave the model's list (their server stopped); `note` tells the user why."""
+        with self._tools_lock:
+            self.gate.withdraw(names)
+            self._set_tools([schema for schema in self.tools if schema["function"]["name"] not in names])
+        self.sink.emit({"type": "notice", "message": note})
+
+    def _set_tools(self, schemas: list[dict[str, Any]]) -> None:
+        self.tools = schemas
+        self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
 
     def clear(self) -> None:
         """Start a fresh conversation in the same session: the system prompt stays, and every file counts as

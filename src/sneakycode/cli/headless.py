@@ -123,7 +123,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         try:
             invocation = expand(run, task)
         except ConfigError as exc:
-            session.transcript.close()
+            run.close()
             print(f"sneakycode: {exc}", file=sys.stderr)
             return ExitCode.USAGE
         for notice in invocation.notices:
@@ -138,7 +138,6 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         with cancel_on_sigint(agent.cancel.set), (in_effect(run, invocation) if invocation else nullcontext()):
             agent.start_session("resume" if session.saved else "startup")
             result = agent.run_turn(task)
-            agent.hooks.session_end("other")
     except SneakyError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.FAILURE
@@ -146,7 +145,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         print("sneakycode: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     finally:
-        session.transcript.close()
+        run.close()
     changed = list(dict.fromkeys(ctx.workspace.display(e.path) for e in journal.entries()[changes_before:]))
     summary = {
         "result": result.message,

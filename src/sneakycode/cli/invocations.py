@@ -20,7 +20,7 @@ __all__ = ["expand", "in_effect", "parse_slash"]
 def expand(run: PreparedRun, line: str) -> Invocation:
     """The invocation `line` stands for (a ConfigError when it cannot be sent; see extensions.invocation)."""
     ctx = run.session.ctx
-    return invoke(line, run.extensions, run.agent.gate, trusted=ctx.loaded.project_trusted)
+    return invoke(line, run.extensions, run.agent.gate, trusted=ctx.loaded.trusted)
 
 
 @contextmanager

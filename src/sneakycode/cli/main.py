@@ -49,7 +49,8 @@ def _agent_parser() -> argparse.ArgumentParser:
         prog="sneakycode",
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
-            "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp | permissions check|list | sessions | trust "
+            "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
+            "permissions check|list | sessions | trust "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -97,7 +98,29 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         parser.add_argument("--list", action="store_true", help="list the checkpoints and the files each turn changed")
         parser.add_argument("--session", metavar="ID", help="a session id (default: the latest one)")
     elif name == "mcp":
-        parser.description = "Serve the tools over the Model Context Protocol on stdio."
+        parser.description = (
+            "Serve the tools over the Model Context Protocol on stdio (`serve`, the default), or manage the MCP "
+            "servers whose tools the model gets."
+        )
+        sub = parser.add_subparsers(dest="action")
+        _add_workspace(sub.add_parser("serve", help="serve the tools on stdio (what `sneakycode mcp` does)"),
+                       nested=True)
+        _add_workspace(sub.add_parser("list", help="the configured servers: status, tool count, where configured"),
+                       nested=True)
+        add = sub.add_parser("add", help="add a server: NAME -- COMMAND ARGS..., or NAME --url URL",
+                             usage="sneakycode mcp add NAME [options] (-- COMMAND ARGS... | --url URL)")
+        add.add_argument("server", metavar="NAME")
+        add.add_argument("--url", help="a remote server's endpoint (streamable HTTP; SSE when --transport sse)")
+        add.add_argument("--transport", choices=("stdio", "http", "sse"))
+        add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="a variable for the server")
+        add.add_argument("--header", action="append", default=[], metavar="KEY=VALUE", help="an HTTP header")
+        add.add_argument("--scope", choices=("user", "project"), default="user",
+                         help="user: your config (default); project: the workspace's .sneakycode/config.toml")
+        _add_workspace(add, nested=True)
+        remove = sub.add_parser("remove", help="remove a server from the user or project config")
+        remove.add_argument("server", metavar="NAME")
+        remove.add_argument("--scope", choices=("user", "project"), help="where to remove it from (default: both)")
+        _add_workspace(remove, nested=True)
     elif name == "permissions":
         parser.description = "See and test permission decisions without running anything."
         sub = parser.add_subparsers(dest="action", required=True)
@@ -125,7 +148,14 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     name = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
+    command_line: list[str] = []
+    if name == "mcp" and "--" in args_list:
+        # `mcp add NAME -- COMMAND ARGS...`: split here, since argparse lets options interleave with positionals
+        # and would take the server's own flags for ours.
+        cut = args_list.index("--")
+        args_list, command_line = args_list[:cut], args_list[cut + 1 :]
     args = _subcommand_parser(name).parse_args(args_list[1:]) if name else _agent_parser().parse_args(args_list)
+    args.command_line = command_line
     from sneakycode.process.hardening import harden_process, wipe_arguments
 
     # After parsing, so `--help` stays light; before any settings are read or any command runs: keys out of
@@ -153,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_rewind_command(args)
     if name == "mcp":
-        from sneakycode.cli.mcp_server import run_mcp_command
+        from sneakycode.cli.mcp_command import run_mcp_command
 
         return run_mcp_command(args)
     if name == "permissions":

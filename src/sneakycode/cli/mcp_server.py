@@ -1,4 +1,5 @@
-"""`sneakycode mcp`: the same tools over the Model Context Protocol on stdio (official `mcp` SDK).
+"""`sneakycode mcp serve` (and `sneakycode mcp`): the same tools over the Model Context Protocol on stdio
+(official `mcp` SDK).
 
 One tool session serves the whole connection, so the read gate and undo journal work as in the agent.
 The MCP client is the one that asks its user, so `ask` decisions run; deny rules and plan mode still
@@ -13,7 +14,7 @@ from typing import Any
 from sneakycode.errors import ConfigError
 
 
-def run_mcp_command(args: argparse.Namespace) -> int:
+def run_mcp_server(args: argparse.Namespace) -> int:
     import anyio
 
     from sneakycode.cli.startup import config_error_exit, workspace_settings

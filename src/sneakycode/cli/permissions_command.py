@@ -18,6 +18,7 @@ from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
 
+MCP_PREFIX = "mcp__"
 SECTIONS = (
     ("permissions.deny", "deny: always refused"),
     ("permissions.ask", "ask: always asks, even when allowed"),
@@ -54,7 +55,10 @@ def _check(args: argparse.Namespace, loaded: LoadedSettings) -> int:
     if not isinstance(call_args, dict):
         return _usage(f"JSON-ARGS must be a JSON object, got {type(call_args).__name__}")
     names = [found.name for found in all_tools()]
-    if args.tool not in names:
+    if args.tool.startswith(MCP_PREFIX):
+        print(f"note: {args.tool!r} is an MCP server's tool: rules that name it (or a glob like "
+              f"{MCP_PREFIX}SERVER__*) decide; without one it asks", file=sys.stderr)
+    elif args.tool not in names:
         close = difflib.get_close_matches(args.tool, names, n=3, cutoff=0.5)
         hint = f" (closest: {', '.join(close)})" if close else f" (tools: {', '.join(names)})"
         print(f"note: {args.tool!r} is not a SneakyCode tool{hint}", file=sys.stderr)
@@ -124,6 +128,8 @@ def _warnings(loaded: LoadedSettings, tools: dict[str, Any]) -> list[str]:
             tool, pattern = parsed
             if pattern is not None and not entry.rstrip().endswith(")"):
                 found.append(f"{key} rule {entry!r} ({source}) lacks its closing `)`; read as {tool}({pattern})")
+            if tool.startswith(MCP_PREFIX) or "*" in tool or "?" in tool:
+                continue  # MCP server tools and globs name tools that exist only while a session runs
             if tool not in tools:
                 close = difflib.get_close_matches(tool, list(tools), n=1, cutoff=0.5)
                 hint = f"; did you mean {close[0]}?" if close else ""

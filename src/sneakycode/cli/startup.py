@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sneakycode.agent.protocol import ChatModel, EventSink
     from sneakycode.agent.subagents import Subagents
     from sneakycode.extensions.invocation import Extensions
+    from sneakycode.extensions.mcp.manager import McpServers
     from sneakycode.permissions.gate import Approver
     from sneakycode.session.checkpoints import Checkpoints
     from sneakycode.session.transcript import SavedSession, Transcript
@@ -138,11 +139,25 @@ def open_agent_session(
 
 @dataclass
 class PreparedRun:
+    """`mcp`: the session's MCP servers, running until `close()` (which every caller does in a finally)."""
+
     config: ModelConfig
     session: AgentSession
     agent: Agent
     extensions: Extensions
     subagents: Subagents
+    mcp: McpServers
+
+    def close(self, reason: str = "other") -> None:
+        """End the session: the SessionEnd hooks, then every MCP server stopped (no process outlives it), then
+        the transcript closed."""
+        try:
+            self.agent.hooks.session_end(reason)
+        finally:
+            try:
+                self.mcp.close()
+            finally:
+                self.session.transcript.close()
 
 
 def prepare_run(
@@ -153,7 +168,9 @@ def prepare_run(
     debug_log: Callable[[str], None] | None = None,
 ) -> PreparedRun:
     """The model, the session and the Agent for a headless or interactive run; a ConfigError says why a run
-    cannot start. `approver_for` gets the session's tool context, so an approver can reach its cancel signal."""
+    cannot start. `approver_for` gets the session's tool context, so an approver can reach its cancel signal.
+    The session's MCP servers are started (together, each within its startup_timeout) and their tools offered;
+    what failed or was held back for want of trust is emitted as notices."""
     from dataclasses import replace
 
     from sneakycode.agent.loop import Agent
@@ -165,6 +182,7 @@ def prepare_run(
     from sneakycode.extensions.hooks import HookRunner
     from sneakycode.extensions.hooks_config import load_hooks
     from sneakycode.extensions.invocation import load_extensions
+    from sneakycode.extensions.mcp.manager import McpServers
     from sneakycode.extensions.skills import skill_tool, skills_prompt
     from sneakycode.tools.registry import offered_tools
 
@@ -195,23 +213,35 @@ def prepare_run(
     if debug_log is not None:
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
         debug_log(f"tools offered: {', '.join(t.name for t in tools)}; {len(hooks)} hook(s)")
-    agent = Agent(
-        build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
-        session.ctx,
-        sink,
-        approver=approver_for(session.ctx),
-        mode=args.mode,
-        context_window=config.context_window,
-        transcript=session.transcript,
-        history=session.saved.messages if session.saved else None,
-        tools=tools,
-        skills_prompt=skills_prompt(extensions.skills, loaded.settings.skills.max_prompt_chars),
-        checkpoints=session.checkpoints,
-        session_turns=session.saved.turns if session.saved else 0,
-        hooks=HookRunner.for_session(hooks, session.ctx) if len(hooks) else None,
-    )
+    servers = McpServers(loaded, session.ctx.session_dir / "mcp")
+    try:
+        servers.start()
+        extra = servers.tools()
+        if debug_log is not None and extra:
+            debug_log(f"MCP tools offered: {', '.join(t.name for t in extra)}")
+        agent = Agent(
+            build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
+            session.ctx,
+            sink,
+            approver=approver_for(session.ctx),
+            mode=args.mode,
+            context_window=config.context_window,
+            transcript=session.transcript,
+            history=session.saved.messages if session.saved else None,
+            tools=tools + extra,
+            skills_prompt=skills_prompt(extensions.skills, loaded.settings.skills.max_prompt_chars),
+            checkpoints=session.checkpoints,
+            session_turns=session.saved.turns if session.saved else 0,
+            hooks=HookRunner.for_session(hooks, session.ctx) if len(hooks) else None,
+        )
+    except BaseException:
+        servers.close()
+        raise
+    servers.attach(agent)
     subagents.attach(agent)
-    return PreparedRun(config, session, agent, extensions, subagents)
+    for notice in servers.notices:
+        sink.emit({"type": "notice", "message": notice})
+    return PreparedRun(config, session, agent, extensions, subagents, servers)
 
 
 LOCAL_WINDOW_GUESS = 8_192

@@ -1,9 +1,9 @@
-"""`sneakycode trust [--workspace DIR] [--revoke]`: the user's consent to a repository's own files.
+"""`sneakycode trust [--workspace DIR] [--revoke]`: the user's consent to what a repository's files ask for.
 
-Until then, `.sneakycode/config.toml` may only tighten (see `config.untrusted_project_layer`), and the other
-repository files that would run programs (`config.trust.REPOSITORY_FILES`: the hooks of
-`.claude/settings.json`) are not read. Trust is recorded in the user's state folder with each file's hash,
-so a changed file is untrusted again.
+Until then, `.sneakycode/config.toml` may only tighten (see `config.untrusted_project_layer`), the MCP
+servers it or `.mcp.json` names do not start, and the hooks of `.claude/settings.json` do not run. Trust is
+recorded in the user's state folder with one hash over every such file (`config.REPOSITORY_FILES`), so
+changing any of them asks again.
 """
 
 from __future__ import annotations
@@ -12,42 +12,42 @@ import argparse
 
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
-from sneakycode.config import CONFIG_FILE_LIMIT, PROJECT_CONFIG, read_regular_file, record_trust, trust_state_dir
-from sneakycode.config.trust import REPOSITORY_FILES, record_file_trust
+from sneakycode.config import REPOSITORY_FILES, LoadedSettings, record_trust, repository_files, trust_state_dir
 from sneakycode.errors import ConfigError
 
 
+def trust_requests(loaded: LoadedSettings) -> list[str]:
+    """One line for each thing the repository's files ask for that waits for trust."""
+    from sneakycode.extensions.mcp.config import configured_servers
+
+    held = configured_servers(loaded)[1]
+    return [*loaded.ignored, *(f"MCP server {h.name} = {h.target} ({h.origin})" for h in held)]
+
+
 def run_trust_command(args: argparse.Namespace) -> int:
+    files = " and ".join(str(path) for path in REPOSITORY_FILES)
     try:
         loaded = workspace_settings(args.workspace, notify=False)
-        base = loaded.project_file.parent.parent if loaded.project_file else None
-        raw = read_regular_file(loaded.project_file, CONFIG_FILE_LIMIT) if loaded.project_file else None
-        others = {relative: read_regular_file(loaded.workspace / relative, CONFIG_FILE_LIMIT)
-                  for relative in REPOSITORY_FILES}
+        assert loaded.base is not None
+        present = repository_files(loaded.base)
+        asked = trust_requests(loaded)
         state = trust_state_dir()
     except ConfigError as exc:
         return config_error_exit("trust", exc)
     if args.revoke:
-        if base is not None:
-            record_trust(base, None, state)
-        for relative in others:
-            record_file_trust(loaded.workspace, relative, None, state)
-        print(f"This workspace is not trusted: its {PROJECT_CONFIG} may only tighten permissions.")
+        record_trust(loaded.base, state, forget=True)
+        print(f"This workspace is not trusted: its {files} may only tighten permissions and start nothing.")
         return ExitCode.OK
-    present = {relative: data for relative, data in others.items() if data is not None}
-    for relative, data in present.items():
-        record_file_trust(loaded.workspace, relative, data, state)
-        print(f"Trusted {loaded.workspace / relative}: its hooks run from now on.")
-    if base is None or raw is None:
-        if not present:
-            print(f"There is no {PROJECT_CONFIG} here, so there is nothing to trust.")
+    if not present:
+        print(f"There is no {files} here, so there is nothing to trust.")
         return ExitCode.OK
-    record_trust(base, raw, state)
-    if loaded.ignored:
-        print(f"Trusted {base}: {loaded.project_file} now applies in full, including:")
-        for line in loaded.ignored:
+    record_trust(loaded.base, state)
+    names = ", ".join(str(path) for path, _ in present)
+    if asked:
+        print(f"Trusted {loaded.base}: {names} now apply in full, including:")
+        for line in asked:
             print(f"  {line}")
     else:
-        print(f"Trusted {base}: {loaded.project_file} asks for nothing that needed trust.")
-    print("If the file changes, SneakyCode asks again.")
+        print(f"Trusted {loaded.base}: {names} ask for nothing that needed trust.")
+    print("If one of them changes, SneakyCode asks again.")
     return ExitCode.OK

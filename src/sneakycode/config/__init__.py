@@ -5,6 +5,8 @@ from sneakycode.config.layers import load_settings, merge_layers
 from sneakycode.config.settings import (
     DiagnosticsSettings,
     LoadedSettings,
+    McpServerSettings,
+    McpSettings,
     PermissionMode,
     PermissionSettings,
     Settings,
@@ -15,13 +17,17 @@ from sneakycode.config.settings import (
     user_config_path,
 )
 from sneakycode.config.sources import CONFIG_FILE_LIMIT, PROJECT_CONFIG, read_regular_file
-from sneakycode.config.trust import record_trust, trust_state_dir
+from sneakycode.config.trust import MCP_JSON, REPOSITORY_FILES, record_trust, repository_files, trust_state_dir
 
 __all__ = [
     "CONFIG_FILE_LIMIT",
+    "MCP_JSON",
     "PROJECT_CONFIG",
+    "REPOSITORY_FILES",
     "DiagnosticsSettings",
     "LoadedSettings",
+    "McpServerSettings",
+    "McpSettings",
     "PermissionMode",
     "PermissionSettings",
     "Settings",
@@ -32,6 +38,7 @@ __all__ = [
     "merge_layers",
     "read_regular_file",
     "record_trust",
+    "repository_files",
     "state_dir",
     "trust_state_dir",
     "user_config_path",

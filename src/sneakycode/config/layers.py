@@ -66,7 +66,8 @@ def load_settings(
 
     `flags` maps dotted keys (for example ``"permissions.mode"``) to values given on the command line. The
     project file comes with the repository: unless the user trusted this workspace (`sneakycode trust`, the
-    interactive prompt) or `trust_project` is set, only what tightens applies (see `project_layer`).
+    interactive prompt) or `trust_project` is set, only what tightens applies (see `project_layer`);
+    `loaded.trusted` says which, for the other repository files (`.mcp.json`).
     """
     env = os.environ if environ is None else environ
     base = (workspace or Path.cwd()).resolve()
@@ -76,11 +77,10 @@ def load_settings(
     raw_project = read_regular_file(project_path, CONFIG_FILE_LIMIT)
     project: dict[str, Any] = {}
     ignored: list[str] = []
-    trusted = trust_project
+    trusted = trust_project or is_trusted(base, trust_state_dir_of(user_layers))
     if raw_project is not None:
         project = read_toml(project_path)
         validate_layer(str(project_path), project)
-        trusted = trust_project or is_trusted(base, raw_project, trust_state_dir_of(user_layers))
         if not trusted:
             current = merge_layers(user_layers, base).settings
             project, ignored = untrusted_project_layer(project, current, base)
@@ -93,7 +93,8 @@ def load_settings(
     loaded = merge_layers(layers, base)
     loaded.project_file = project_path if raw_project is not None else None
     loaded.ignored = ignored
-    loaded.project_trusted = trusted
+    loaded.base = base
+    loaded.trusted = trusted
     root = Path(loaded.settings.workspace_root).expanduser()
     loaded.workspace = (root if root.is_absolute() else base / root).resolve()
     if loaded.origins.get("workspace_root") == str(project_path) and not inside(base, loaded.workspace):

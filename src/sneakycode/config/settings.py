@@ -123,6 +123,43 @@ class HooksSettings(_Strict):
     SessionEnd: list[HookCommand] = _hook_list("when the session ends")
 
 
+class McpServerSettings(_Strict):
+    command: str | None = Field(None, description="The program that runs a stdio server (with `args`, `env`, `cwd`).")
+    args: list[str] = Field(default_factory=list, description="Arguments of `command`; values may name ${VARS}.")
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description="Variables the stdio server gets besides HOME, PATH, USER, LANG and the like (never the user's "
+        "keys); values may name ${VARS}.",
+    )
+    cwd: str | None = Field(None, description="Folder the stdio server starts in (default: the workspace).")
+    url: str | None = Field(None, description="Endpoint of a remote server (streamable HTTP, or SSE, see transport).")
+    transport: Literal["auto", "stdio", "http", "sse"] = Field(
+        "auto", description="auto: stdio with a command, else SSE for a URL ending in /sse, else streamable HTTP."
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="HTTP headers sent to a remote server; values may name ${VARS}."
+    )
+    enabled: bool = Field(True, description="Whether the server starts with the session.")
+    startup_timeout: float = Field(10.0, gt=0, description="Seconds the server may take to start and list its tools.")
+    tool_timeout: float = Field(60.0, gt=0, description="Seconds one tool call may take before it fails as timed out.")
+    trust_read_only: bool = Field(
+        False,
+        description="Run the tools this server marks read-only (readOnlyHint) without asking, like auto-tier tools.",
+    )
+
+
+class McpSettings(_Strict):
+    servers: dict[str, McpServerSettings] = Field(
+        default_factory=dict,
+        description="MCP servers whose tools the model gets, by name: `[mcp.servers.NAME]` tables.",
+    )
+    max_tool_chars: int = Field(
+        8000,
+        ge=0,
+        description="Characters of MCP tool schemas sent with every request; above it the model searches them instead.",
+    )
+
+
 class Settings(_Strict):
     workspace_root: str = Field(".", description="Folder all tool paths are relative to.")
     max_file_size_bytes: int = Field(1_048_576, ge=1, description="Largest file a tool reads or writes.")
@@ -169,6 +206,7 @@ class Settings(_Strict):
     hooks: HooksSettings = Field(
         default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."
     )
+    mcp: McpSettings = Field(default_factory=McpSettings, description="MCP servers whose tools the model may use.")
 
 
 @dataclass
@@ -182,9 +220,10 @@ class LoadedSettings:
     rule_origins: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     project_file: Path | None = None
     ignored: list[str] = field(default_factory=list)
-    # The user consented to this workspace's own files (a trusted project file, or --trust-project): what
-    # loosens permissions from the repository (a project command's allowed-tools) applies only then.
-    project_trusted: bool = False
+    # The folder whose repository files (trust.REPOSITORY_FILES) were read, and whether the user trusts them
+    # (or passed --trust-project): what loosens permissions or runs programs from the repository applies only then.
+    base: Path | None = None
+    trusted: bool = False
 
     def origin_of(self, key: str) -> str:
         return self.origins.get(key, "default")

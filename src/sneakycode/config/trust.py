@@ -1,5 +1,6 @@
-"""Trust: what a repository's own `.sneakycode/config.toml` may do before the user trusted the workspace,
-and where that trust is recorded (the user's state folder, with the file's hash)."""
+"""Trust: what a repository's own files may ask for before the user trusted the workspace, and where that
+trust is recorded (the user's state folder, with one hash over every such file, so changing any of them
+asks again). `.sneakycode/config.toml` may only tighten until then; `.mcp.json` servers do not start."""
 
 from __future__ import annotations
 
@@ -12,23 +13,38 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.config.settings import Settings, default_state_dir, user_config_path
-from sneakycode.config.sources import env_layer, flatten, read_toml, set_dotted
+from sneakycode.config.sources import (
+    CONFIG_FILE_LIMIT,
+    PROJECT_CONFIG,
+    env_layer,
+    flatten,
+    read_regular_file,
+    read_toml,
+    set_dotted,
+)
 
 TRUST_FILE = "trusted-workspaces.json"
-# Other files a repository brings that would run programs (Claude Code's settings, with their hooks): each is
-# read only once the user trusted it as it is now, recorded under its own path beside the project file's.
-REPOSITORY_FILES = (Path(".claude") / "settings.json",)
+MCP_JSON = Path(".mcp.json")
+CLAUDE_SETTINGS = Path(".claude") / "settings.json"
+# Every file a repository ships that asks SneakyCode for something (settings, servers, hooks: programs to
+# run); one trust record covers them all.
+REPOSITORY_FILES: tuple[Path, ...] = (PROJECT_CONFIG, MCP_JSON, CLAUDE_SETTINGS)
 # Always kept: a repository may always ask for more caution.
 TIGHTENING_KEYS = frozenset(
     {"permissions.deny", "permissions.ask", "tools.shell.denied_commands", "tools.shell.env_strip"}
 )
 # Kept: they neither loosen a permission nor send anything anywhere new.
 HARMLESS_KEYS = frozenset(
-    {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls", "tools.edit_format"}
+    {
+        "model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls",
+        "tools.edit_format", "mcp.max_tool_chars",
+    }
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
     | {"skills.enabled", "skills.max_prompt_chars"}
-)
+)  # fmt: skip
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
+# Servers are programs to run and places to send data: held back, except a server turned off.
+SERVERS_PREFIX = "mcp.servers."
 LOWER_IS_TIGHTER = frozenset(
     {
         "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
@@ -59,7 +75,9 @@ def untrusted_project_layer(
     ignored: list[str] = []
     for dotted, value in flatten(project).items():
         now = _current(current, dotted)
-        if dotted in TIGHTENING_KEYS or dotted in HARMLESS_KEYS:
+        if dotted.startswith(SERVERS_PREFIX):
+            allowed = dotted.endswith(".enabled") and value is False
+        elif dotted in TIGHTENING_KEYS or dotted in HARMLESS_KEYS:
             allowed = True
         elif dotted in LOWER_IS_TIGHTER:
             allowed = value <= now
@@ -84,7 +102,7 @@ def untrusted_project_layer(
 def _current(settings: Settings, dotted: str) -> Any:
     value: Any = settings
     for part in dotted.split("."):
-        value = getattr(value, part, None)
+        value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
     return value.value if isinstance(value, StrEnum) else value
 
 
@@ -109,33 +127,43 @@ def _trust_records(state: Path) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
-def is_trusted(base: Path, raw_project: bytes, state: Path) -> bool:
-    """True when the user trusted this workspace's project file exactly as it is now."""
-    return _trust_records(state).get(str(base)) == hashlib.sha256(raw_project).hexdigest()
+def repository_files(base: Path) -> list[tuple[Path, bytes]]:
+    """The REPOSITORY_FILES present in `base`, with their bytes (a ConfigError when one is not a regular file)."""
+    found = []
+    for relative in REPOSITORY_FILES:
+        data = read_regular_file(base / relative, CONFIG_FILE_LIMIT)
+        if data is not None:
+            found.append((relative, data))
+    return found
 
 
-def record_trust(base: Path, raw_project: bytes | None, state: Path) -> None:
-    """Trust this workspace's project file as it is now (None: forget the workspace). A changed file is
-    untrusted again, because its hash no longer matches."""
-    _record(str(base), raw_project, state)
+def repository_digest(files: list[tuple[Path, bytes]]) -> str:
+    """One hash over every repository file. A workspace with only its config file keeps the hash of that
+    file alone, so trust recorded before `.mcp.json` was covered still holds."""
+    if [path for path, _ in files] == [PROJECT_CONFIG]:
+        return hashlib.sha256(files[0][1]).hexdigest()
+    digest = hashlib.sha256()
+    for path, data in files:
+        digest.update(f"{path}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
 
 
-def is_file_trusted(base: Path, relative: Path, raw: bytes, state: Path) -> bool:
-    """True when the user trusted this repository file (one of REPOSITORY_FILES) exactly as it is now."""
-    return _trust_records(state).get(str(base / relative)) == hashlib.sha256(raw).hexdigest()
+def is_trusted(base: Path, state: Path) -> bool:
+    """True when the user trusted this workspace's repository files exactly as they are now."""
+    files = repository_files(base)
+    return bool(files) and _trust_records(state).get(str(base)) == repository_digest(files)
 
 
-def record_file_trust(base: Path, relative: Path, raw: bytes | None, state: Path) -> None:
-    """Trust one of REPOSITORY_FILES as it is now (None: forget it)."""
-    _record(str(base / relative), raw, state)
-
-
-def _record(key: str, raw: bytes | None, state: Path) -> None:
+def record_trust(base: Path, state: Path, *, forget: bool = False) -> None:
+    """Trust this workspace's repository files as they are now (`forget`: stop trusting it). A changed
+    file is untrusted again, because the hash no longer matches."""
     records = _trust_records(state)
-    if raw is None:
-        records.pop(key, None)
+    files = repository_files(base)
+    if forget or not files:
+        records.pop(str(base), None)
     else:
-        records[key] = hashlib.sha256(raw).hexdigest()
+        records[str(base)] = repository_digest(files)
     state.mkdir(parents=True, exist_ok=True)
     tmp = state / f".{TRUST_FILE}.tmp"
     tmp.write_text(json.dumps(records, indent=2, sort_keys=True), encoding="utf-8")

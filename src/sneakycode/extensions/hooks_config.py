@@ -15,13 +15,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sneakycode.config import CONFIG_FILE_LIMIT, LoadedSettings, read_regular_file, trust_state_dir
+from sneakycode.config import CONFIG_FILE_LIMIT, LoadedSettings, read_regular_file
 from sneakycode.config.settings import HookCommand, HooksSettings
-from sneakycode.config.trust import REPOSITORY_FILES, is_file_trusted
+from sneakycode.config.trust import CLAUDE_SETTINGS
 from sneakycode.errors import ConfigError
 
 EVENTS = tuple(HooksSettings.model_fields)
-CLAUDE_SETTINGS = REPOSITORY_FILES[0]
 
 
 @dataclass(frozen=True)
@@ -68,7 +67,7 @@ def load_hooks(loaded: LoadedSettings, *, trust_project: bool = False) -> HookSe
         return found
     if not claude:
         return found
-    if not (trust_project or is_file_trusted(loaded.workspace, CLAUDE_SETTINGS, raw, trust_state_dir())):
+    if not (trust_project or loaded.trusted):
         found.notices.append(
             f"{path} comes with the repository and asks to run {len(claude)} hook command(s); they do not run "
             "until you trust this workspace: read the file, then run `sneakycode trust` (or pass --trust-project "

@@ -11,6 +11,7 @@ own user) have chosen the call, so for them `ask` counts as approved; deny rules
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -76,6 +77,11 @@ class Gate:
     def offer(self, more: tuple[Tool, ...]) -> None:
         """Make more tools callable from now on (tools that exist only for this session, like a server's)."""
         self.offered = {**(self.offered if self.offered is not None else {}), **{t.name: t for t in more}}
+
+    def withdraw(self, names: Collection[str]) -> None:
+        """Stop offering these tools (a server that stopped): a call to one is an unknown tool from now on."""
+        if self.offered is not None:
+            self.offered = {name: found for name, found in self.offered.items() if name not in names}
 
     def prepare(self, name: str, raw_args: str | dict[str, Any] | None) -> PreparedCall:
         found = get_tool(name) if self.offered is None else self.offered.get(name)

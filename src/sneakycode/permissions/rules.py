@@ -1,6 +1,7 @@
 """Permission rules as configured: `[permissions] allow / ask / deny` and `[tools.shell]` command lists.
 
-A `[permissions]` rule is `TOOL` (every call of that tool) or `TOOL(PATTERN)`. For file tools PATTERN is a
+A `[permissions]` rule is `TOOL` (every call of that tool) or `TOOL(PATTERN)`; TOOL may be a glob with `*`
+and `?` (`mcp__docs__*`, `mcp__github__delete_*`), matched against the whole tool name. For file tools PATTERN is a
 gitignore-style glob relative to the workspace, matched against the tool's path arguments; for run_command
 it is a command `PREFIX` (the whole command must equal it in an allow rule) or `PREFIX:*` (any command that
 starts with those words). Deny and ask rules always match as prefixes: a rule meant to stop `git push`
@@ -9,6 +10,7 @@ must also stop `git push --force`. Every rule remembers the file, variable or fl
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 from sneakycode.config import LoadedSettings, Settings
 from sneakycode.tools.registry import get_tool
 
-RULE_SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
+RULE_SYNTAX = re.compile(r"\s*([A-Za-z_*?][A-Za-z0-9_.:*?-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
 KINDS = ("deny", "ask", "allow")
 SHELL_LISTS = {"deny": "tools.shell.denied_commands", "allow": "tools.shell.allowed_commands"}
 
@@ -60,7 +62,14 @@ class RuleSet:
         return _command_rules(self.lists)
 
     def for_tool(self, kind: str, tool: str) -> list[ToolRule]:
-        return [rule for rule in self.tools[kind] if rule.tool == tool]
+        return [rule for rule in self.tools[kind] if names_tool(rule.tool, tool)]
+
+
+def names_tool(rule_tool: str, tool: str) -> bool:
+    """Whether a rule's TOOL part (a name, or a glob with `*` and `?`) covers the tool called `tool`."""
+    if "*" in rule_tool or "?" in rule_tool:
+        return fnmatch.fnmatchcase(tool, rule_tool)
+    return rule_tool == tool
 
 
 def parse_rule(entry: str) -> tuple[str, str | None] | None:

@@ -50,6 +50,13 @@ def start(popen: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[byte
     return proc
 
 
+def register(pid: int) -> None:
+    """Count a process started elsewhere (an asyncio child, like an MCP server) as supervised while it runs.
+    It must be registered before any supervised command can end, or a sweep would take it for an orphan."""
+    with _lock:
+        _live.add(pid)
+
+
 def finished(pid: int) -> None:
     with _lock:
         _live.discard(pid)

@@ -175,3 +175,20 @@ def test_rewind_puts_back_what_a_command_changed_and_the_conversation(ws: Path) 
         assert [m["role"] for m in sent[1:]] == ["user", "user"]  # turn 1 is gone from the conversation
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
+
+
+def test_slash_mcp_lists_the_sessions_servers_and_leaving_stops_them(ws: Path, tmp_path: Path) -> None:
+    from tests.extensions.mcp.servers import fixture_server, gone, pid_in, user_servers
+
+    pid_file = tmp_path / "fx.pid"
+    user_servers({"fx": fixture_server("--pid-file", str(pid_file))})
+    with ScriptedServer({"steps": []}) as server:
+        child = spawn(ws, server)
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("/mcp")
+        child.expect(r"fx\s+connected\s+10 tools")
+        wait_for_prompt(child)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+    assert gone(pid_in(pid_file)), "the server outlived the interactive session"

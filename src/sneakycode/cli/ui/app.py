@@ -13,6 +13,7 @@ from rich.console import Console
 from sneakycode import __version__
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.text import markup_safe
+from sneakycode.cli.trust_command import trust_requests
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
 from sneakycode.tools.base import ToolContext
@@ -44,7 +45,8 @@ def run_interactive(args: argparse.Namespace) -> int:
     debug_log = (lambda line: console.print(f"[dim]{markup_safe(line)}[/]")) if args.verbose else None
     try:
         loaded = settings_from_args(args, notify=False)
-        if loaded.ignored and _ask_trust(console, answers, loaded):
+        asked = trust_requests(loaded)
+        if asked and _ask_trust(console, answers, loaded, asked):
             loaded = settings_from_args(args, notify=False)
         run = prepare_run(args, loaded, sink, approver_for, debug_log)
     except ConfigError as exc:
@@ -60,7 +62,7 @@ def run_interactive(args: argparse.Namespace) -> int:
                                                completer=SlashCompleter(entries), complete_while_typing=False)
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line, run.extensions,
-                         invoke=lambda line: _invoke(run, console, line), subagents=run.subagents)
+                         invoke=lambda line: _invoke(run, console, line), subagents=run.subagents, mcp=run.mcp)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
                   f"{markup_safe(config.context_window_source)}[/]")
@@ -85,8 +87,7 @@ def run_interactive(args: argparse.Namespace) -> int:
             _run_request(agent, console, line)
     finally:
         agent.cancel.clear()
-        agent.hooks.session_end("prompt_input_exit")
-        session.transcript.close()
+        run.close("prompt_input_exit")
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")
     return ExitCode.OK
@@ -132,14 +133,14 @@ def _run_request(agent: Agent, console: Console, request: str) -> None:
     )
 
 
-def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings) -> bool:
-    """The interactive trust prompt: exactly what the project file asks for; only `y` trusts it."""
-    from sneakycode.config import CONFIG_FILE_LIMIT, read_regular_file, record_trust, trust_state_dir
+def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings, asked: list[str]) -> bool:
+    """The interactive trust prompt: exactly what the repository's files ask for; only `y` trusts them."""
+    from sneakycode.config import record_trust, repository_files, trust_state_dir
 
-    assert loaded.project_file is not None
-    project = markup_safe(str(loaded.project_file))
-    console.print(f"[bold yellow]{project}[/] came with this repository and asks for:")
-    for line in loaded.ignored:
+    assert loaded.base is not None
+    files = " and ".join(str(loaded.base / path) for path, _ in repository_files(loaded.base))
+    console.print(f"[bold yellow]{markup_safe(files)}[/] came with this repository and asks for:")
+    for line in asked:
         console.print(f"  {markup_safe(line)}")
     console.print("[dim]Until you trust this workspace these are ignored; deny and ask rules apply either way.[/]")
     try:
@@ -149,8 +150,7 @@ def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSett
     if answer not in ("y", "yes"):
         console.print("[dim]Not trusted; `sneakycode trust` applies them later.[/]")
         return False
-    raw = read_regular_file(loaded.project_file, CONFIG_FILE_LIMIT)
-    record_trust(loaded.project_file.parent.parent, raw, trust_state_dir())
+    record_trust(loaded.base, trust_state_dir())
     return True
 
 

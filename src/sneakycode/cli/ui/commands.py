@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -12,6 +13,9 @@ from sneakycode.agent.subagents import Subagents
 from sneakycode.cli.text import markup_safe
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.extensions.invocation import Extensions
+
+if TYPE_CHECKING:
+    from sneakycode.extensions.mcp.manager import McpServers
 
 
 @dataclass
@@ -25,6 +29,7 @@ class SlashContext:
     extensions: Extensions = field(default_factory=Extensions)
     invoke: Callable[[str], None] | None = None
     subagents: Subagents | None = None
+    mcp: McpServers | None = None
 
 
 def _help(sc: SlashContext, _arg: str) -> bool:
@@ -135,6 +140,14 @@ def _model(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
+def _mcp(sc: SlashContext, _arg: str) -> bool:
+    from sneakycode.cli.mcp_command import servers_report
+
+    rows = sc.mcp.rows() if sc.mcp is not None else []
+    sc.console.print(markup_safe(servers_report(rows)))
+    return True
+
+
 COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "help": (_help, "show this list"),
     "undo": (_undo, "[N] revert this session's last N changes (default all)"),
@@ -146,6 +159,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "agents": (_agents, "list the subagents the task tool can run"),
     "model": (_model, "show the provider and model in use"),
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
+    "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "exit": (_exit, "leave SneakyCode"),
     "quit": (_exit, "leave SneakyCode"),
 }

@@ -1,0 +1,72 @@
+"""Long-running helper servers SneakyCode talks to over stdin and stdout (MCP stdio servers).
+
+Unlike a command, a server lives as long as the session, so it is started on the caller's event loop
+(asyncio, through anyio) rather than by `supervise`. It still runs in a session of its own, with only the
+environment it is given, its stderr going to a log file; it is registered with the reaper, which would
+otherwise take a child in another session for something a command left behind, and it is stopped the
+way the MCP specification asks: stdin closed, a grace period, then SIGTERM and SIGKILL to its whole group.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from pathlib import Path
+from typing import IO
+
+import anyio
+from anyio.abc import Process
+from mcp.os.posix.utilities import terminate_posix_process_tree
+
+from sneakycode.process import reaper
+
+# Variables a server gets from SneakyCode's own environment; anything else it needs is configured by name.
+INHERITED_VARIABLES = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
+EXIT_GRACE_SECONDS = 2.0
+KILL_GRACE_SECONDS = 2.0
+_POLL_SECONDS = 0.01
+
+
+def server_environment(extra: Mapping[str, str]) -> dict[str, str]:
+    """The few variables every program needs, plus the server's configured ones: never the user's keys."""
+    inherited = {name: os.environ[name] for name in INHERITED_VARIABLES if name in os.environ}
+    return {**inherited, **extra}
+
+
+async def start_server(argv: Sequence[str], env: Mapping[str, str], cwd: Path, stderr: IO[bytes]) -> Process:
+    """Start `argv` with pipes for stdin and stdout, in a session of its own; an OSError when it cannot run."""
+    process = await anyio.open_process(
+        list(argv), env=dict(env), cwd=cwd, stderr=stderr, start_new_session=True
+    )
+    # Servers start when the session does, before any command runs, so no sweep can come in between.
+    reaper.register(process.pid)
+    return process
+
+
+async def stop_server(process: Process, *, graceful: bool = True) -> None:
+    """Close stdin, wait for the server to exit, then end its whole process group; never raises. Without
+    `graceful` (a server that never answered) the group is ended at once."""
+    try:
+        if process.stdin is not None:
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.stdin.aclose()
+        if not await _exited(process, EXIT_GRACE_SECONDS if graceful else 0.0):
+            await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)
+            await _exited(process, KILL_GRACE_SECONDS)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    await stream.aclose()
+    finally:
+        reaper.finished(process.pid)
+
+
+async def _exited(process: Process, timeout: float) -> bool:
+    # Polling returncode rather than process.wait(): wait() also waits for the pipes to close, and a child the
+    # server left holding them would make an exited server look hung.
+    with anyio.move_on_after(timeout):
+        while process.returncode is None:
+            await anyio.sleep(_POLL_SECONDS)
+        return True
+    return False
