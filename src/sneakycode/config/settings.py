@@ -35,6 +35,7 @@ class ShellSettings(_Strict):
     )
     default_timeout: int = Field(30, ge=1, description="Seconds a command may run when the call gives none.")
     max_timeout: int = Field(600, ge=1, description="The largest timeout, in seconds, a call may ask for.")
+    max_jobs: int = Field(4, ge=0, description="Background jobs (run_command background=true) that may run at once.")
     sandbox: Literal["auto", "bwrap", "off"] = Field(
         "auto", description="Run commands under bubblewrap: auto (when it works), bwrap (required), off."
     )
@@ -58,6 +59,14 @@ class ToolsSettings(_Strict):
         "both; auto picks the one the model family is trained on, both when the family is not known.",
     )
     shell: ShellSettings = Field(default_factory=ShellSettings, description="run_command settings.")
+
+
+class PriceSettings(_Strict):
+    input: float = Field(ge=0, description="USD per million prompt tokens.")
+    output: float = Field(ge=0, description="USD per million completion tokens.")
+    cached_input: float | None = Field(
+        None, ge=0, description="USD per million prompt tokens served from the provider's cache (unset: input)."
+    )
 
 
 class PermissionSettings(_Strict):
@@ -106,6 +115,11 @@ class Settings(_Strict):
     )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, description="Permission rules.")
     tools: ToolsSettings = Field(default_factory=ToolsSettings, description="Per-tool settings.")
+    pricing: dict[str, PriceSettings] = Field(
+        default_factory=dict,
+        description='Prices by model name, `[pricing."MODEL"] input = 0.15, output = 0.60` (USD per million tokens); '
+        "they add to and override the built-in table, for cost figures and --max-cost.",
+    )
 
 
 @dataclass

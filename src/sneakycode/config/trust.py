@@ -23,8 +23,10 @@ TIGHTENING_KEYS = frozenset(
 HARMLESS_KEYS = frozenset(
     {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls", "tools.edit_format"}
 )
+# tools.shell.max_jobs: fewer jobs at once only narrows what commands may do.
 LOWER_IS_TIGHTER = frozenset(
-    {"max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout", "tools.shell.max_timeout"}
+    {"max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout", "tools.shell.max_timeout",
+     "tools.shell.max_jobs"}
 )
 # From the strictest value to the loosest.
 STRICTNESS: dict[str, tuple[Any, ...]] = {
@@ -54,6 +56,9 @@ def untrusted_project_layer(
         elif dotted == "tools.enabled":
             # Offering fewer tools only narrows what the model can do; one the user's settings left out stays out.
             allowed = isinstance(value, list) and (now is None or set(value) <= set(now))
+        elif dotted.startswith("pricing."):
+            # A price counts against --max-cost: a higher one (or one for an unpriced model) only tightens it.
+            allowed = _price_not_lower(value, now)
         elif dotted == "workspace_root":
             allowed = inside(base, (base / Path(str(value)).expanduser()).resolve())
         else:
@@ -66,7 +71,18 @@ def untrusted_project_layer(
     return kept, ignored
 
 
+def _price_not_lower(asked: Any, now: Any) -> bool:
+    if not isinstance(asked, Mapping):
+        return False
+    if now is None:
+        return True
+    fields = ("input", "output", "cached_input")
+    return all((asked.get(f) or 0) >= (getattr(now, f) or 0) for f in fields)
+
+
 def _current(settings: Settings, dotted: str) -> Any:
+    if dotted.startswith("pricing."):
+        return settings.pricing.get(dotted.partition(".")[2])
     value: Any = settings
     for part in dotted.split("."):
         value = getattr(value, part, None)

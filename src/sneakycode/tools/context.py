@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sneakycode.config import LoadedSettings, Settings, state_dir
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.process.jobs import JobTable
 from sneakycode.session.folders import SessionInfo, new_session
 from sneakycode.session.journal import Journal
 from sneakycode.workspace.files import Workspace
@@ -36,6 +37,8 @@ class ToolContext:
     hidden: Callable[[str], str | None] = field(default=lambda _path: None)
     # A tighter cap than max_output_bytes for this session (the agent sets it from a small context window).
     output_budget: int | None = None
+    # Commands started with run_command(background=true); every one is ended by `close`.
+    jobs: JobTable = field(default_factory=JobTable)
 
     @property
     def settings(self) -> Settings:
@@ -46,6 +49,10 @@ class ToolContext:
         """The most bytes any one tool result may take: max_output_bytes, or output_budget when smaller."""
         limit = self.settings.max_output_bytes
         return limit if self.output_budget is None else min(limit, self.output_budget)
+
+    def close(self) -> None:
+        """The session ends: end its jobs (process group, SIGTERM then SIGKILL). Safe to call more than once."""
+        self.jobs.kill_all()
 
 
 TOOL_TIME_BUDGET = 120.0  # seconds of in-process work any one call may take (commands have their own timeout)
