@@ -15,10 +15,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
 from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
 from sneakycode.agent.prompts import build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, ToolCall
+from sneakycode.agent.repeats import RepeatedFailures
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ModelError, SneakyError
 from sneakycode.permissions.gate import Approver, Gate, PreparedCall
@@ -27,9 +29,8 @@ from sneakycode.tools.base import Tool, ToolResult
 from sneakycode.tools.context import ToolContext
 from sneakycode.tools.registry import all_tools, openai_schemas
 
-RunStatus = Literal["finished", "answered", "turn_limit", "cancelled", "error"]
+RunStatus = Literal["finished", "answered", "turn_limit", "budget", "cancelled", "error"]
 DEFAULT_CONTEXT_WINDOW = 32_768
-REPEAT_LIMIT = 3
 MAX_PARALLEL_READS = 4
 NUDGE = "continue: answer or call a tool"
 RESUMED_NOTE = (
@@ -48,6 +49,7 @@ class RunResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usage_estimated: bool = False
+    budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
 
 
 @dataclass
@@ -72,8 +74,11 @@ class Agent:
         transcript: Transcript | None = None,
         history: list[dict[str, Any]] | None = None,
         tools: tuple[Tool, ...] | None = None,
+        budgets: Budgets | None = None,
+        spending: Spending | None = None,
     ) -> None:
-        """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool."""
+        """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
+        `budgets` limit the whole session; `spending` carries the price and counts what it used."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
@@ -94,8 +99,10 @@ class Agent:
         self.history: list[dict[str, Any]] = [system, *(m for m in history or [] if m.get("role") != "system")]
         if repair_history(self.history) and transcript is not None:
             transcript.write("history", messages=self.history, reason="answered calls left without a result")
-        self._failure: tuple[str, int] = ("", 0)
+        self.repeats = RepeatedFailures()
         self._totals = RunResult("answered", "")
+        self.spending = spending or Spending()
+        self.budgets = BudgetKeeper(budgets or Budgets(), self.spending)
 
     @property
     def cancel(self) -> threading.Event:
@@ -126,10 +133,21 @@ class Agent:
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
         self._append({"role": "user", "content": request})
+        self.budgets.arm(self.cancel.set)
+        try:
+            return self._work()
+        finally:
+            self.budgets.disarm()
+
+    def _work(self) -> RunResult:
         nudged = False
         while self._totals.turns < self.max_turns:
             if self.cancel.is_set():
                 return self._end("cancelled", "Cancelled before the next model turn.")
+            exhausted = self.budgets.exhausted()
+            if exhausted is not None:
+                self._totals.budget = exhausted
+                return self._end("budget", self.budgets.describe(exhausted))
             self._totals.turns += 1
             self.sink.emit({"type": "turn", "turn": self._totals.turns})
             self._compact()
@@ -204,6 +222,7 @@ class Agent:
         self._totals.prompt_tokens += usage.prompt_tokens
         self._totals.completion_tokens += usage.completion_tokens
         self._totals.usage_estimated |= usage.estimated
+        self.spending.add(usage)
         event: UsageEvent = {
             "type": "usage",
             "prompt_tokens": usage.prompt_tokens,
@@ -330,7 +349,7 @@ class Agent:
 
     def _record_result(self, call: ToolCall, prepared: PreparedCall, result: ToolResult) -> None:
         text = result.render()
-        note = self._repeat_note(call, result)
+        note = self.repeats.note(call.name, call.arguments, result)
         if note:
             text = f"{text}\n\n{note}"
             self.sink.emit({"type": "notice", "message": note})
@@ -346,22 +365,6 @@ class Agent:
                 self.transcript.write("tasks", tasks=self.ctx.tasks)
             self.sink.emit({"type": "tasks", "tasks": self.ctx.tasks})
 
-    def _repeat_note(self, call: ToolCall, result: ToolResult) -> str:
-        """The same failing call REPEAT_LIMIT times in a row earns a note telling the model to change tack."""
-        if result.success or result.code is ErrorCode.CANCELLED:
-            self._failure = ("", 0)
-            return ""
-        signature = f"{call.name}:{_canonical(call.arguments)}"
-        count = self._failure[1] + 1 if self._failure[0] == signature else 1
-        self._failure = (signature, count)
-        if count < REPEAT_LIMIT:
-            return ""
-        return (
-            f"Note: this exact {call.name} call has now failed {count} times in a row. Repeating it will not "
-            "work; change approach: follow the hint above, check the current state (read the file or list "
-            "the folder again), or try a different tool or arguments."
-        )
-
     # ---- bookkeeping -----------------------------------------------------------------------------
 
     def _append(self, message: dict[str, Any]) -> None:
@@ -370,18 +373,13 @@ class Agent:
             self.transcript.message(message)
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
+        if status == "cancelled" and self.budgets.timed_out:  # the wall clock cancelled it, not a person
+            status, message, self._totals.budget = "budget", self.budgets.describe("timeout"), "timeout"
         self._totals.status = status
         self._totals.message = message
         if self.transcript is not None:
             self.transcript.write("outcome", status=status, message=message, turns=self._totals.turns)
         return self._totals
-
-
-def _canonical(arguments: str) -> str:
-    try:
-        return json.dumps(json.loads(arguments), sort_keys=True)
-    except (ValueError, RecursionError):  # arguments nested too deep are refused by the registry, not here
-        return arguments
 
 
 __all__ = ["Agent", "RunResult", "RunStatus"]

@@ -141,9 +141,11 @@ def prepare_run(
 ) -> PreparedRun:
     """The model, the session and the Agent for a headless or interactive run; a ConfigError says why a run
     cannot start. `approver_for` gets the session's tool context, so an approver can reach its cancel signal."""
+    from sneakycode.agent.budgets import Budgets, Spending
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.client import build_chat_model
     from sneakycode.agent.model.families import edit_format_for
+    from sneakycode.agent.model.pricing import price_for
     from sneakycode.agent.model.providers import resolve_model_config
     from sneakycode.tools.registry import offered_tools
 
@@ -153,6 +155,13 @@ def prepare_run(
     if debug_log is not None:
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
         debug_log(f"tools offered: {', '.join(t.name for t in tools)}")
+    price = price_for(loaded.settings, config.provider, config.model)
+    budgets = Budgets(*(getattr(args, name, None) for name in ("max_tokens", "max_cost", "timeout")))
+    if budgets.max_cost is not None and price is None:
+        raise ConfigError(
+            f"--max-cost needs the price of {config.model}, which is not in the built-in table: add "
+            f'[pricing."{config.model}"] with input = and output = (USD per million tokens) to the config'
+        )
     session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
     agent = Agent(
         build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
@@ -164,6 +173,8 @@ def prepare_run(
         transcript=session.transcript,
         history=session.saved.messages if session.saved else None,
         tools=tools,
+        budgets=budgets,
+        spending=Spending(price),
     )
     return PreparedRun(config, session, agent)
 
