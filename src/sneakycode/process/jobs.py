@@ -27,22 +27,32 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from sneakycode.process import reaper
 from sneakycode.process.supervise import _group_has_running_member, signal_name
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 RING_BYTES = 1 << 20
 LOG_LIMIT_BYTES = 256 << 20  # a job printing at full speed for hours must not fill the disk
 _READ_SIZE = 1 << 16
 _PR_SET_PDEATHSIG = 1
 
-# One long-lived thread starts every job, because PR_SET_PDEATHSIG fires when the forking thread ends.
-_launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sneakycode-job-launcher")
+
+
+@cache
+def _launcher() -> ThreadPoolExecutor:
+    """One long-lived thread starts every job, because PR_SET_PDEATHSIG fires when the forking thread ends.
+    Made on first use, like libc's prctl, so sessions that start no job pay nothing for them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sneakycode-job-launcher")
 
 
 class JobLimitReached(Exception):
@@ -187,7 +197,7 @@ class JobTable:
             job_id = max(self.jobs, default=0) + 1
             log, log_path = _open_log(log_dir, job_id)
             try:
-                proc = _launcher.submit(_popen, list(argv), cwd, env).result()
+                proc = _launcher().submit(_popen, list(argv), cwd, env, _prctl()).result()
             except BaseException:
                 if log is not None:
                     log.close()
@@ -260,7 +270,14 @@ def _open_log(log_dir: Path | None, job_id: int) -> tuple[BinaryIO | None, Path 
         return None, None  # the ring buffer still has the recent output
 
 
-def _popen(argv: list[str], cwd: Path, env: Mapping[str, str] | None) -> subprocess.Popen[bytes]:
+def _popen(
+    argv: list[str], cwd: Path, env: Mapping[str, str] | None, prctl: Callable[..., int] | None
+) -> subprocess.Popen[bytes]:
+    def die_with_parent() -> None:
+        """In the child between fork and exec: SIGKILL when SneakyCode (the launcher thread) dies."""
+        assert prctl is not None
+        prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signal.SIGKILL), 0, 0, 0)
+
     return reaper.start(
         lambda: subprocess.Popen(
             argv,
@@ -270,12 +287,13 @@ def _popen(argv: list[str], cwd: Path, env: Mapping[str, str] | None) -> subproc
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_die_with_parent if _prctl is not None else None,
+            preexec_fn=die_with_parent if prctl is not None else None,
         )
     )
 
 
-def _load_prctl() -> Callable[..., int] | None:
+@cache
+def _prctl() -> Callable[..., int] | None:
     """libc's prctl, looked up before any fork: the child may only make the call, not load a library."""
     if not sys.platform.startswith("linux"):
         return None
@@ -285,15 +303,6 @@ def _load_prctl() -> Callable[..., int] | None:
         return None
     return function
 
-
-_prctl = _load_prctl()
-_SIGKILL = ctypes.c_ulong(signal.SIGKILL)
-
-
-def _die_with_parent() -> None:
-    """In the child between fork and exec: SIGKILL when SneakyCode (the launcher thread) dies."""
-    assert _prctl is not None
-    _prctl(_PR_SET_PDEATHSIG, _SIGKILL, 0, 0, 0)
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -16,7 +16,10 @@ from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
 from sneakycode.tools.base import ToolContext
 
-STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "cancelled": "yellow"}
+STATUS_STYLE = {
+    "finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "budget": "yellow",
+    "cancelled": "yellow",
+}  # fmt: skip
 
 
 def run_interactive(args: argparse.Namespace) -> int:
@@ -60,7 +63,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     try:
         while True:
             try:
-                line = prompt.prompt("> ")
+                line = prompt.prompt("> ", bottom_toolbar=lambda: jobs_line(ctx))
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -90,10 +93,21 @@ def run_interactive(args: argparse.Namespace) -> int:
                 f"{' (estimated)' if result.usage_estimated else ''}[/]"
             )
     finally:
+        killed = ctx.jobs.kill_all()  # leaving (Ctrl-D, /exit, a crash) ends every job
         session.transcript.close()
+    if killed:
+        console.print(f"[dim]Stopped {len(killed)} running job(s).[/]")
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")
     return ExitCode.OK
+
+
+def jobs_line(ctx: ToolContext) -> str | None:
+    """The status line under the prompt: running jobs, or nothing when there are none."""
+    running = ctx.jobs.running()
+    if not running:
+        return None
+    return " jobs: " + "  ".join(f"[{job.id}] {job.command[:40]}" for job in running) + "  (/jobs)"
 
 
 def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings) -> bool:
