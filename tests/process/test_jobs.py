@@ -45,6 +45,7 @@ def rss_kib() -> int:
     raise AssertionError("no VmRSS")
 
 
+@pytest.mark.slow
 def test_a_job_printing_1_gb_keeps_memory_bounded_and_its_tail_readable(table: JobTable, tmp_path: Path) -> None:
     before = rss_kib()
     job = table.start(

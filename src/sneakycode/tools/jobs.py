@@ -97,7 +97,8 @@ def _wait_for_pattern(found: Job, args: JobArgs, ctx: ToolContext, wait: int, li
         return not found.running
 
     found.wait(seen, time.monotonic() + wait, ctx.cancel)
-    report = job_report(found, ctx, limit, since=args.since)
+    # A miss shows everything that was searched, a match only what is new since the last read.
+    report = job_report(found, ctx, limit, since=args.since if matched else args.since or 0)
     if matched:
         line, hit = matched[0]
         report.data.update(matched=True, line=line, groups=list(hit.groups()))
