@@ -33,7 +33,7 @@ def server() -> Iterator[ScriptedServer]:
 
 
 def reads(count: int) -> list[dict[str, Any]]:
-    return [{**call("list_files", path="."), "usage": USAGE} for _ in range(count)]
+    return [{**call("list_dir", path="."), "usage": USAGE} for _ in range(count)]
 
 
 def assert_valid_transcript(home: Path, session_id: str) -> None:

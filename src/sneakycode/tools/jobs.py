@@ -17,7 +17,8 @@ from pydantic import Field
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.jobs import Job
 from sneakycode.tools.base import Tier, Tool, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.shell import job_report, run_command
+from sneakycode.tools import shell  # the module, not its tool: the registry takes every Tool a module holds
+from sneakycode.tools.shell import job_report
 
 MAX_READ_BYTES = 16_384
 DEFAULT_PATTERN_WAIT = 30
@@ -27,8 +28,8 @@ class JobArgs(ToolArgs):
     job_id: int
     action: Literal["output", "kill"] = "output"
     since: int | None = Field(None, description="byte offset (default: after the last read)")
-    wait_seconds: int = Field(0, description="wait this long for new output, the pattern or exit")
-    pattern: str | None = Field(None, description="regex: wait until a line matches")
+    wait_seconds: int = 0
+    pattern: str | None = Field(None, description="regex to wait for")
 
 
 def decided_as(arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[str, Any]] | None:
@@ -36,7 +37,7 @@ def decided_as(arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[
     if arguments.get("action") != "kill":
         return None
     job = ctx.jobs.get(arguments.get("job_id", -1)) if isinstance(arguments.get("job_id"), int) else None
-    return (run_command, {"command": job.command}) if job is not None else None
+    return (shell.run_command, {"command": job.command}) if job is not None else None
 
 
 @tool(
@@ -47,8 +48,8 @@ def decided_as(arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[
     guidance="Start servers and watchers with run_command background=true; read or stop them with job.",
 )
 def job(args: JobArgs, ctx: ToolContext) -> ToolResult:
-    """A background job's new output and status (action output), waiting up to wait_seconds for output,
-    exit, or a line matching pattern (a regex; default wait 30 s); or end it (action kill)."""
+    """A background job's new output and status, after waiting up to wait_seconds for output, its exit, or
+    a line matching pattern (default wait 30 s); action kill ends it."""
     found = ctx.jobs.get(args.job_id)
     if found is None:
         listed = ", ".join(f"{j.id} ({j.status}: {j.command[:40]})" for j in ctx.jobs.jobs.values()) or "none"
