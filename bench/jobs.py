@@ -98,7 +98,8 @@ def main() -> int:
     print("| way | seconds for 1 GB | MB/s | RSS growth while it runs | vs direct |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for name, seconds, grown in rows:
-        print(f"| {name} | {seconds:.2f} | {1024 / seconds:,.0f} | {grown / 1024:.1f} MB | {seconds / reference:.2f}x |")
+        ratio = seconds / reference
+        print(f"| {name} | {seconds:.2f} | {1024 / seconds:,.0f} | {grown / 1024:.1f} MB | {ratio:.2f}x |")
     print(f"\npeak RSS of the whole process (VmHWM): {status_kib('VmHWM') / 1024:.1f} MB")
     return 0
 

@@ -16,8 +16,8 @@ from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.jobs import Job
-from sneakycode.tools.base import Tier, Tool, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools import shell  # the module, not its tool: the registry takes every Tool a module holds
+from sneakycode.tools.base import Tier, Tool, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.shell import job_report
 
 MAX_READ_BYTES = 16_384
