@@ -134,7 +134,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         print("sneakycode: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     finally:
-        killed = ctx.jobs.kill_all()
+        killed = ctx.close()
         session.transcript.close()
     if result is None:
         print("sneakycode: no user message arrived on stdin", file=sys.stderr)

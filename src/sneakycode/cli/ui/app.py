@@ -93,7 +93,7 @@ def run_interactive(args: argparse.Namespace) -> int:
                 f"{' (estimated)' if result.usage_estimated else ''}[/]"
             )
     finally:
-        killed = ctx.jobs.kill_all()  # leaving (Ctrl-D, /exit, a crash) ends every job
+        killed = ctx.close()  # leaving (Ctrl-D, /exit, a crash) ends every job
         session.transcript.close()
     if killed:
         console.print(f"[dim]Stopped {len(killed)} running job(s).[/]")
