@@ -1,0 +1,136 @@
+"""What a headless run prints: stream-json events, the JSON result, and the lines on stderr.
+
+The stream-json events are a public contract, versioned by `STREAM_SCHEMA_VERSION` (in the `start` event)
+and described by `stream_schema.json` beside this module; docs/headless.md explains them and a test checks
+every event of a scripted run against the schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TextIO
+
+from sneakycode.agent.events import Event
+from sneakycode.cli.text import printable
+
+if TYPE_CHECKING:
+    from sneakycode.agent.loop import Agent, RunResult
+    from sneakycode.process.jobs import Job
+    from sneakycode.session.changes import ChangeTracker
+    from sneakycode.tools.context import ToolContext
+
+STREAM_SCHEMA_VERSION = 1
+STREAMED_EVENTS = frozenset(
+    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice", "subagent"}
+)
+
+
+class HeadlessSink:
+    """Writes events: stream-json lines to stdout; denials and notices (all of it with --verbose) to stderr.
+    Remembers every refused call for the result's `denied` list."""
+
+    def __init__(self, output_format: str, verbose: bool, out: TextIO, err: TextIO) -> None:
+        self.stream = output_format == "stream-json"
+        self.verbose = verbose
+        self.out = out
+        self.err = err
+        self.denied: list[dict[str, Any]] = []
+        self._arguments: dict[str, str] = {}
+
+    def emit(self, event: Event) -> None:
+        if self.stream and event["type"] in STREAMED_EVENTS:
+            self.line(dict(event))
+        if event["type"] == "tool_call":
+            self._arguments[event["id"]] = event["arguments"]
+        if event["type"] == "permission" and event["outcome"] == "denied":
+            self.denied.append({
+                "tool": event["name"], "arguments": self._arguments.get(event["id"], ""), "reason": event["reason"],
+                "rule": event["rule"], "how_to_allow": event.get("how_to_allow"),
+            })  # fmt: skip
+        message = self.describe(event)
+        if message:
+            who = f"[{event['agent']}] " if "agent" in event and event["type"] != "subagent" else ""
+            print(f"sneakycode: {who}{printable(message)}", file=self.err, flush=True)
+
+    def line(self, event: Mapping[str, Any]) -> None:
+        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.out.flush()
+
+    def describe(self, event: Event) -> str:
+        if event["type"] == "permission" and event["outcome"] == "denied":
+            how = event.get("how_to_allow")
+            return f"denied {event['name']}: {event['reason']}" + (f"\n{how}" if how else "")
+        if event["type"] == "notice":
+            return event["message"]
+        if not self.verbose:
+            return ""
+        if event["type"] == "tool_call":
+            return f"-> {event['name']} {event['arguments']}"
+        if event["type"] == "tool_result":
+            first = event["content"].splitlines()[0] if event["content"] else ""
+            return f"<- {event['name']} {'ok' if event['success'] else 'failed'}: {first[:200]}"
+        if event["type"] == "subagent":
+            ended = f" ({event.get('status')}, {event.get('turns')} turns)" if event["phase"] == "end" else ""
+            return f"subagent {event['agent']} {'started' if event['phase'] == 'start' else 'ended'}{ended}"
+        if event["type"] == "usage":
+            return f"tokens: {event['prompt_tokens']} in, {event['completion_tokens']} out"
+        if event["type"] in ("assistant", "reasoning") and event["text"]:
+            return f"{event['type']}: {event['text'][:500]}"
+        return ""
+
+
+def summarise(
+    result: RunResult, agent: Agent, ctx: ToolContext, sink: HeadlessSink, changes: ChangeTracker,
+    jobs: Mapping[int, Job],
+) -> dict[str, Any]:
+    """The JSON result (and the stream's `final` event) of one request."""
+    return {
+        "result": result.message,
+        "success": result.status in ("finished", "answered"),
+        "status": result.status,
+        "budget": result.budget or ("max_turns" if result.status == "turn_limit" else None),
+        "turns": result.turns,
+        "tool_calls": result.tool_calls,
+        "usage": {
+            "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens,
+            "total_tokens": result.prompt_tokens + result.completion_tokens,
+            "estimated": result.usage_estimated,
+        },
+        "cost": agent.spending.report(),
+        "session_id": ctx.session_id,
+        "files_changed": changes.changed(ctx.workspace.display),
+        "denied": list(sink.denied),
+        "jobs": [job.summary() for job in jobs.values()],
+    }  # fmt: skip
+
+
+def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], killed: list[Job]) -> None:
+    status = summary["status"]
+    if output_format == "json":
+        sink.line(summary)
+    elif output_format == "stream-json":
+        sink.line({"type": "final", **summary})
+    elif summary["success"]:
+        print(printable(summary["result"]), flush=True)
+    if killed:
+        listed = ", ".join(f"{job.id} ({job.command[:60]})" for job in killed)
+        print(f"sneakycode: the run ended, so its running jobs were killed: {printable(listed)}", file=sys_err(sink))
+    if status in ("turn_limit", "budget"):
+        done = f"Done: {summary['turns']} turn(s), {summary['tool_calls']} tool call(s)"
+        changed = summary["files_changed"]
+        done += f", files changed: {', '.join(changed)}." if changed else ", no files changed."
+        more = ("allow more with --max-turns N (max_turns in the config)" if status == "turn_limit"
+                else f"raise the {summary['budget'].replace('_', '-')} budget")
+        print(printable(f"sneakycode: {summary['result']} {done} Continue with `sneakycode -p TASK --continue` "
+                        f"or {more}."), file=sys_err(sink))
+    elif status == "error":
+        print(f"sneakycode: {printable(summary['result'])}", file=sys_err(sink))
+    elif status == "cancelled":
+        print(f"sneakycode: interrupted. {printable(summary['result'])} Resume with --resume {summary['session_id']}.",
+              file=sys_err(sink))
+
+
+def sys_err(sink: HeadlessSink) -> TextIO:
+    return sink.err
