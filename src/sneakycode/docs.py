@@ -59,8 +59,8 @@ def _rows(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str,
             rows.extend(_rows(get_args(annotation)[1], f"{prefix}{name}.NAME."))
             continue
         kind = type_name(annotation)
-        default = info.get_default(call_default_factory=True)
-        rows.append((f"{prefix}{name}", kind, json.dumps(default), info.description or ""))
+        shown = "(required)" if info.is_required() else json.dumps(info.get_default(call_default_factory=True))
+        rows.append((f"{prefix}{name}", kind, shown, info.description or ""))
     return rows
 
 

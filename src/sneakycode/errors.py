@@ -55,6 +55,9 @@ class ErrorCode(StrEnum):
     TIMED_OUT = "timed_out"
     KILLED_BY_SIGNAL = "killed_by_signal"
     SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+    JOB_LIMIT = "job_limit"
+    NO_SUCH_JOB = "no_such_job"
+    PATTERN_NOT_SEEN = "pattern_not_seen"
     PERMISSION_DENIED = "permission_denied"
     REJECTED_BY_USER = "rejected_by_user"
     BLOCKED_BY_HOOK = "blocked_by_hook"
@@ -188,6 +191,18 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
     ErrorCode.SANDBOX_UNAVAILABLE: ErrorDoc(
         "tools.shell.sandbox is `bwrap` but bubblewrap cannot run here; the probe's error is quoted.",
         "Tell the user; they can install bubblewrap or set tools.shell.sandbox to `auto` or `off`.",
+    ),
+    ErrorCode.JOB_LIMIT: ErrorDoc(
+        "tools.shell.max_jobs background jobs are already running, so no other one was started; they are listed.",
+        "Kill a job you no longer need with the job tool (action kill), then start the command again.",
+    ),
+    ErrorCode.NO_SUCH_JOB: ErrorDoc(
+        "This session has no job with that id; the session's jobs are listed.",
+        "Use a job id that run_command with background=true returned.",
+    ),
+    ErrorCode.PATTERN_NOT_SEEN: ErrorDoc(
+        "No line of a job's output matched the pattern before the wait ended or the job exited; its output is shown.",
+        "Read the output: the job may have failed or print something else. Wait longer or change the pattern.",
     ),
     ErrorCode.PERMISSION_DENIED: ErrorDoc(
         "A permission rule, the current mode, or headless mode without approval refused the call; the reason is given.",

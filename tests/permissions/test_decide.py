@@ -11,7 +11,8 @@ from sneakycode.config import LoadedSettings, Settings, load_settings
 from sneakycode.permissions.decide import Decision, PermissionDecision, decide
 from sneakycode.tools.registry import all_tools
 
-REFERENCE_AUTO = {"read_file", "list_dir", "grep_files", "find_files", "finish", "update_tasks"}
+# job reads output in the auto tier; its kill is decided as the job's command (tests/tools/test_jobs.py).
+REFERENCE_AUTO = {"read_file", "list_dir", "grep_files", "find_files", "finish", "update_tasks", "job"}
 
 
 def settings(**permissions: Any) -> Settings:

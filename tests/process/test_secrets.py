@@ -23,7 +23,8 @@ from tests.conftest import project_config, run_cli
 # Every way a command without the sandbox might find a key: its own environment, its parent's start-up
 # environment and command line, and every process it can see.
 LOOK_EVERYWHERE = (
-    "env; tr '\\0' '\\n' </proc/$PPID/environ; tr '\\0' ' ' </proc/$PPID/cmdline; echo;"
+    # The parent's command line first: a busy machine's /proc/*/environ can fill the head of the output.
+    "tr '\\0' ' ' </proc/$PPID/cmdline; echo; env; tr '\\0' '\\n' </proc/$PPID/environ;"
     " cat /proc/*/environ /proc/*/cmdline 2>/dev/null | tr '\\0' '\\n'; echo looked"
 )
 OFF = {"SNEAKYCODE_TOOLS__SHELL__SANDBOX": '"off"'}

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
 from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
@@ -32,7 +33,7 @@ from sneakycode.tools.base import Tool, ToolResult
 from sneakycode.tools.context import ToolContext
 from sneakycode.tools.registry import all_tools, openai_schemas
 
-RunStatus = Literal["finished", "answered", "turn_limit", "cancelled", "error"]
+RunStatus = Literal["finished", "answered", "turn_limit", "budget", "cancelled", "error"]
 DEFAULT_CONTEXT_WINDOW = 32_768
 MAX_PARALLEL_READS = 4
 RESUMED_NOTE = (
@@ -51,6 +52,7 @@ class RunResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usage_estimated: bool = False
+    budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
 
 
 @dataclass
@@ -82,11 +84,14 @@ class Agent:
         hooks: HookRunner | None = None,
         stop_event: str = "Stop",
         role: str = "",
+        budgets: Budgets | None = None,
+        spending: Spending | None = None,
     ) -> None:
         """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
         `skills_prompt`: the system prompt's list of skills (see extensions.skills). `hooks`: the user's hooks
         (`stop_event` is SubagentStop for a subagent); `role`: instructions that follow the system prompt (a
-        subagent's definition)."""
+        subagent's definition). `budgets` limit the whole session; `spending` carries the price and counts
+        what it used."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
@@ -119,6 +124,8 @@ class Agent:
         self.repeats = RepeatWatch()
         self.totals = RunResult("answered", "")
         self._totals_lock = threading.Lock()
+        self.spending = spending or Spending()
+        self.budgets = BudgetKeeper(budgets or Budgets(), self.spending)
 
     @property
     def cancel(self) -> threading.Event:
@@ -199,10 +206,21 @@ class Agent:
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
         self._append({"role": "user", "content": request})
+        self.budgets.arm(self.cancel.set)
+        try:
+            return self._work()
+        finally:
+            self.budgets.disarm()
+
+    def _work(self) -> RunResult:
         nudged = False
         while self.totals.turns < self.max_turns:
             if self.cancel.is_set():
                 return self._end("cancelled", "Cancelled before the next model turn.")
+            exhausted = self.budgets.exhausted()
+            if exhausted is not None:
+                self.totals.budget = exhausted
+                return self._end("budget", self.budgets.describe(exhausted))
             self.totals.turns += 1
             self.session_turns += 1
             if self.transcript is not None:
@@ -279,6 +297,7 @@ class Agent:
         self.totals.prompt_tokens += usage.prompt_tokens
         self.totals.completion_tokens += usage.completion_tokens
         self.totals.usage_estimated |= usage.estimated
+        self.spending.add(usage)
         event: UsageEvent = {
             "type": "usage",
             "prompt_tokens": usage.prompt_tokens,
@@ -437,6 +456,8 @@ class Agent:
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
         self._notice(self.checkpoints.end_of_run(self.session_turns) if self.checkpoints else None)
+        if status == "cancelled" and self.budgets.timed_out:  # the wall clock cancelled it, not a person
+            status, message, self.totals.budget = "budget", self.budgets.describe("timeout"), "timeout"
         self.totals.status = status
         self.totals.message = message
         if self.transcript is not None:

@@ -33,6 +33,7 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated: bool = False
+    cached_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache (priced lower)
 
 
 @dataclass

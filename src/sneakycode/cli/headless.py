@@ -1,11 +1,14 @@
 """`sneakycode -p TASK` (or `-p -` to read the task from stdin): one run, no questions asked.
 
 Without --yes a call that would need approval is denied, and both the model and the user are told how to
-allow it (the flag, or an allow rule). Output: `text` prints the final message; `json` prints one object
-(result, success, status, turns, tool_calls, usage, session_id, files_changed); `stream-json` prints one
-JSON event per line as the run goes and a `final` event with the same fields. Progress, denials and
-errors go to stderr. Exit codes: 0 finished, 1 error, 2 usage or configuration error, 3 turn limit,
-130 interrupted (SIGINT; a second SIGINT stops at once).
+allow it (the flag, or an allow rule). Nothing reads stdin unless `-p -` or `--input-format stream-json`
+asked for it, so a run never waits for a person, terminal attached or not. Output: `text` prints the final
+message; `json` prints one object (see docs/headless.md); `stream-json` prints one JSON event per line as
+the run goes (schema: cli/stream_schema.json) and a `final` event with the same fields as `json`. With
+`--input-format stream-json` each JSON line on stdin is one user message of the same session. Budgets
+(`--max-turns`, `--max-tokens`, `--max-cost`, `--timeout`) end a run cleanly with exit code 3. Exit codes:
+0 finished, 1 error, 2 usage or configuration error, 3 a budget ran out, 130 interrupted (SIGINT; a second
+SIGINT stops at once). Every job is killed when the run ends.
 """
 
 from __future__ import annotations
@@ -13,27 +16,28 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator
 from contextlib import nullcontext
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from sneakycode.agent.events import Event
+from sneakycode.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report, summarise
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.startup import cancel_on_sigint, settings_from_args
-from sneakycode.cli.text import printable
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
+
+if TYPE_CHECKING:
+    from sneakycode.agent.loop import RunResult
 
 EXIT_BY_STATUS = {
     "finished": ExitCode.OK,
     "answered": ExitCode.OK,
     "error": ExitCode.FAILURE,
-    "turn_limit": ExitCode.TURN_LIMIT,
+    "turn_limit": ExitCode.BUDGET,
+    "budget": ExitCode.BUDGET,
     "cancelled": ExitCode.INTERRUPTED,
 }
-STREAMED_EVENTS = frozenset(
-    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice", "subagent"}
-)
+STOPPING = ("budget", "cancelled", "error")
 
 
 class ApproveAll:
@@ -43,71 +47,60 @@ class ApproveAll:
         return True
 
 
-class HeadlessSink:
-    """Writes events: stream-json lines to stdout; denials and notices (all of it with --verbose) to stderr."""
-
-    def __init__(self, output_format: str, verbose: bool, out: TextIO, err: TextIO) -> None:
-        self.stream = output_format == "stream-json"
-        self.verbose = verbose
-        self.out = out
-        self.err = err
-
-    def emit(self, event: Event) -> None:
-        if self.stream and event["type"] in STREAMED_EVENTS:
-            self.line(dict(event))
-        message = self.describe(event)
-        if message:
-            who = f"[{event['agent']}] " if "agent" in event and event["type"] != "subagent" else ""
-            print(f"sneakycode: {who}{printable(message)}", file=self.err, flush=True)
-
-    def line(self, event: Mapping[str, Any]) -> None:
-        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
-        self.out.flush()
-
-    def describe(self, event: Event) -> str:
-        if event["type"] == "permission" and event["outcome"] == "denied":
-            how = event.get("how_to_allow")
-            return f"denied {event['name']}: {event['reason']}" + (f"\n{how}" if how else "")
-        if event["type"] == "notice":
-            return event["message"]
-        if not self.verbose:
-            return ""
-        if event["type"] == "tool_call":
-            return f"-> {event['name']} {event['arguments']}"
-        if event["type"] == "tool_result":
-            first = event["content"].splitlines()[0] if event["content"] else ""
-            return f"<- {event['name']} {'ok' if event['success'] else 'failed'}: {first[:200]}"
-        if event["type"] == "subagent":
-            ended = f" ({event.get('status')}, {event.get('turns')} turns)" if event["phase"] == "end" else ""
-            return f"subagent {event['agent']} {'started' if event['phase'] == 'start' else 'ended'}{ended}"
-        if event["type"] == "usage":
-            return f"tokens: {event['prompt_tokens']} in, {event['completion_tokens']} out"
-        if event["type"] in ("assistant", "reasoning") and event["text"]:
-            return f"{event['type']}: {event['text'][:500]}"
-        return ""
-
-
 def run_headless(args: argparse.Namespace) -> int:
+    streamed_input = args.input_format == "stream-json"
     try:
-        task = _read_task(args.prompt)
+        task = _read_task(args.prompt or "", streamed_input)
         loaded = settings_from_args(args)
+        _check_budgets(args)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     return _run(args, task, loaded)
 
 
-def _read_task(prompt: str) -> str:
+def _read_task(prompt: str, streamed_input: bool) -> str:
+    """The task from -p; with --input-format stream-json it may be empty (the messages come on stdin)."""
+    if prompt == "-" and streamed_input:
+        raise ConfigError("-p - and --input-format stream-json both read stdin; give the task on stdin as JSON")
     task = sys.stdin.read() if prompt == "-" else prompt
-    if not task.strip():
+    if not task.strip() and not streamed_input:
         raise ConfigError("the task is empty: give it as -p 'TASK', or pipe it in with -p -")
     return task
+
+
+def _check_budgets(args: argparse.Namespace) -> None:
+    for flag, value in (("--max-tokens", args.max_tokens), ("--max-cost", args.max_cost), ("--timeout", args.timeout)):
+        if value is not None and value <= 0:
+            raise ConfigError(f"{flag} must be above 0, got {value}")
+
+
+def user_messages(lines: TextIO, err: TextIO) -> Iterator[str]:
+    """User messages from JSON lines, the Claude Code convention: {"type": "user", "message": {"role":
+    "user", "content": "..." or [{"type": "text", "text": "..."}]}}. A line that is not one is reported on
+    stderr and skipped, so one bad line does not end a session a program drives."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+            message = data["message"] if data.get("type") == "user" else None
+            content = message["content"] if isinstance(message, dict) else None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            content = None
+        if isinstance(content, list):
+            content = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+        if not isinstance(content, str) or not content.strip():
+            print(f'sneakycode: stdin line {number} is not a user message ({{"type": "user", "message": '
+                  '{"role": "user", "content": "..."}}); skipped', file=err, flush=True)
+            continue
+        yield content
 
 
 def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
     from sneakycode.cli.invocations import expand, in_effect, parse_slash
     from sneakycode.cli.startup import prepare_run
-    from sneakycode.session.journal import Journal
+    from sneakycode.session.changes import ChangeTracker
 
     sink = HeadlessSink(args.output_format, args.verbose, sys.stdout, sys.stderr)
     approver = ApproveAll() if args.yes else None
@@ -123,6 +116,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         try:
             invocation = expand(run, task)
         except ConfigError as exc:
+            ctx.close()
             run.close()
             print(f"sneakycode: {exc}", file=sys.stderr)
             return ExitCode.USAGE
@@ -130,14 +124,24 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
             sink.emit({"type": "notice", "message": notice})
         task = invocation.prompt
     if sink.stream:
-        sink.line({"type": "start", "session_id": ctx.session_id, "resumed": session.saved is not None,
-                   "workspace": str(ctx.workspace.root), "provider": config.provider, "model": config.model})
-    journal = Journal(ctx.session_dir)
-    changes_before = len(journal.entries())
+        sink.line({"type": "start", "schema": STREAM_SCHEMA_VERSION, "session_id": ctx.session_id,
+                   "resumed": session.saved is not None, "workspace": str(ctx.workspace.root),
+                   "provider": config.provider, "model": config.model})
+    changes = ChangeTracker(ctx.session_dir)
+    tasks = [task] if task.strip() else []
+    messages = user_messages(sys.stdin, sys.stderr) if args.input_format == "stream-json" else iter(())
+    result: RunResult | None = None
+    code = ExitCode.OK
     try:
         with cancel_on_sigint(agent.cancel.set), (in_effect(run, invocation) if invocation else nullcontext()):
             agent.start_session("resume" if session.saved else "startup")
-            result = agent.run_turn(task)
+            for request in _chain(tasks, messages):
+                result = agent.run_turn(request)
+                code = EXIT_BY_STATUS[result.status]
+                if result.status in STOPPING:
+                    break
+                if args.input_format == "stream-json":  # one `final` per message; the last one is printed below
+                    sink.line({"type": "final", **summarise(result, agent, ctx, sink, changes, ctx.jobs.jobs)})
     except SneakyError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.FAILURE
@@ -145,47 +149,21 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         print("sneakycode: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     finally:
+        killed = ctx.close()
         run.close()
-    changed = list(dict.fromkeys(ctx.workspace.display(e.path) for e in journal.entries()[changes_before:]))
-    summary = {
-        "result": result.message,
-        "success": result.status in ("finished", "answered"),
-        "status": result.status,
-        "turns": result.turns,
-        "tool_calls": result.tool_calls,
-        "usage": {
-            "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens,
-            "total_tokens": result.prompt_tokens + result.completion_tokens,
-            "estimated": result.usage_estimated,
-        },
-        "session_id": ctx.session_id,
-        "files_changed": changed,
-    }
-    _report(args.output_format, sink, summary)
-    return EXIT_BY_STATUS[result.status]
+    if result is None:
+        print("sneakycode: no user message arrived on stdin", file=sys.stderr)
+        return ExitCode.USAGE
+    if args.input_format != "stream-json" or result.status in STOPPING:
+        summary = summarise(result, agent, ctx, sink, changes, ctx.jobs.jobs)
+        report(args.output_format, sink, summary, killed)
+    return code
+
+
+def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:
+    yield from first
+    yield from rest
 
 
 def _debug_log(line: str) -> None:
     print(f"sneakycode: {line}", file=sys.stderr, flush=True)
-
-
-def _report(output_format: str, sink: HeadlessSink, summary: dict[str, Any]) -> None:
-    status = summary["status"]
-    if output_format == "json":
-        sink.line(summary)
-    elif output_format == "stream-json":
-        sink.line({"type": "final", **summary})
-    elif summary["success"]:
-        print(printable(summary["result"]), flush=True)
-    if status == "turn_limit":
-        print(
-            f"sneakycode: {summary['result']} Continue with `sneakycode -p TASK --continue` "
-            "or allow more with --max-turns N (max_turns in the config).",
-            file=sys.stderr,
-        )
-    elif status == "error":
-        print(f"sneakycode: {summary['result']}", file=sys.stderr)
-    elif status == "cancelled":
-        print(f"sneakycode: interrupted. {summary['result']} Resume with --resume {summary['session_id']}.",
-              file=sys.stderr)

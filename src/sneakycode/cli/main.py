@@ -1,7 +1,7 @@
 """Command-line entry point: parses flags and hands off; every command's work lives in its own module.
 
 Imports are lazy so `sneakycode tool` and `sneakycode --help` start without loading the model client or UI.
-Exit codes: 0 success, 1 failure, 2 usage error, 3 turn limit, 130 interrupted.
+Exit codes: 0 success, 1 failure, 2 usage error, 3 a budget ran out (turns, tokens, cost, time), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ class ExitCode(IntEnum):
     OK = 0
     FAILURE = 1  # a tool failed, the model could not be reached, undo refused
     USAGE = 2  # bad flags or configuration: nothing was run or sent
-    TURN_LIMIT = 3
+    BUDGET = 3  # --max-turns, --max-tokens, --max-cost or --timeout ended the run (cleanly)
+    TURN_LIMIT = 3  # the older name of BUDGET
     INTERRUPTED = 130
 
 SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust")
@@ -54,8 +55,14 @@ def _agent_parser() -> argparse.ArgumentParser:
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
-    parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="run TASK headless ('-' reads stdin)")
+    parser.add_argument(
+        "-p", "--print", dest="prompt", metavar="TASK", nargs="?", const="", help="run TASK headless ('-' reads stdin)"
+    )
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    parser.add_argument(
+        "--input-format", choices=("text", "stream-json"), default="text",
+        help="stream-json: user messages as JSON lines on stdin, one session (implies headless)",
+    )
     parser.add_argument("--yes", action="store_true", help="approve every call that no deny rule blocks")
     parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
     parser.add_argument("--model")
@@ -63,6 +70,9 @@ def _agent_parser() -> argparse.ArgumentParser:
     parser.add_argument("--api-key")
     parser.add_argument("--mode", type=permission_mode, help=MODE_HELP)
     parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--max-tokens", type=int, help="stop after this many tokens (prompt + completion)")
+    parser.add_argument("--max-cost", type=float, metavar="USD", help="stop once the run has cost this much")
+    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after this much wall-clock time")
     parser.add_argument("--continue", dest="continue_session", action="store_true", help="resume the latest session")
     parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
     parser.add_argument("--verbose", action="store_true", help="show debug information")
@@ -163,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     harden_process()
     if name is None:
         wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
-        if args.prompt is not None:
+        if args.prompt is not None or args.input_format == "stream-json":
             from sneakycode.cli.headless import run_headless
 
             return run_headless(args)

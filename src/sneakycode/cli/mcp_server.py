@@ -30,7 +30,10 @@ def run_mcp_server(args: argparse.Namespace) -> int:
         ctx = open_tool_context(loaded, kind="mcp")
     except ConfigError as exc:
         return config_error_exit("mcp", exc)
-    anyio.run(_serve, ctx, offered)
+    try:
+        anyio.run(_serve, ctx, offered)
+    finally:
+        ctx.close()  # the client went away: the jobs it started go too
     return 0
 
 

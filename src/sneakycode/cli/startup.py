@@ -173,9 +173,11 @@ def prepare_run(
     what failed or was held back for want of trust is emitted as notices."""
     from dataclasses import replace
 
+    from sneakycode.agent.budgets import Budgets, Spending
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.client import build_chat_model
     from sneakycode.agent.model.families import edit_format_for
+    from sneakycode.agent.model.pricing import price_for
     from sneakycode.agent.model.providers import resolve_model_config
     from sneakycode.agent.subagent_definitions import load_definitions
     from sneakycode.agent.subagents import TASK_TOOL, Subagents
@@ -187,6 +189,13 @@ def prepare_run(
     from sneakycode.tools.registry import offered_tools
 
     config = with_server_window(resolve_model_config(loaded, args.api_key))
+    price = price_for(loaded.settings, config.provider, config.model)
+    budgets = Budgets(*(getattr(args, name, None) for name in ("max_tokens", "max_cost", "timeout")))
+    if budgets.max_cost is not None and price is None:
+        raise ConfigError(
+            f"--max-cost needs the price of {config.model}, which is not in the built-in table: add "
+            f'[pricing."{config.model}"] with input = and output = (USD per million tokens) to the config'
+        )
     chosen = loaded.settings.tools
     # The task tool is the session's own (not a registry tool): offered unless tools.enabled leaves it out.
     enabled = None if chosen.enabled is None else [name for name in chosen.enabled if name != TASK_TOOL]
@@ -233,6 +242,8 @@ def prepare_run(
             checkpoints=session.checkpoints,
             session_turns=session.saved.turns if session.saved else 0,
             hooks=HookRunner.for_session(hooks, session.ctx) if len(hooks) else None,
+            budgets=budgets,
+            spending=Spending(price),
         )
     except BaseException:
         servers.close()

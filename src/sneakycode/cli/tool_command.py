@@ -11,10 +11,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.text import printable
 from sneakycode.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sneakycode.permissions.gate import Gate
 
 
 def run_tool_command(args: argparse.Namespace) -> int:
@@ -37,13 +41,20 @@ def run_tool_command(args: argparse.Namespace) -> int:
         gate = Gate(open_tool_context(loaded, kind="tool"))
     except ConfigError as exc:
         return config_error_exit("tool", exc)
+    try:
+        return _run_calls(gate, calls, args.json)
+    finally:
+        gate.ctx.close()  # a job started by one of the calls lives only as long as this command
+
+
+def _run_calls(gate: Gate, calls: list[str], as_json: bool) -> int:
     status = ExitCode.OK
     for index in range(0, len(calls), 2):
         name, raw = calls[index], calls[index + 1]
         result = gate.run_direct(name, raw)
         if not result.success:
             status = ExitCode.FAILURE
-        if args.json:
+        if as_json:
             print(json.dumps({"tool": name, **result.to_dict()}, ensure_ascii=False))
         else:
             if len(calls) > 2:

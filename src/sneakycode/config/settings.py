@@ -35,6 +35,7 @@ class ShellSettings(_Strict):
     )
     default_timeout: int = Field(30, ge=1, description="Seconds a command may run when the call gives none.")
     max_timeout: int = Field(600, ge=1, description="The largest timeout, in seconds, a call may ask for.")
+    max_jobs: int = Field(4, ge=0, description="Background jobs (run_command background=true) that may run at once.")
     sandbox: Literal["auto", "bwrap", "off"] = Field(
         "auto", description="Run commands under bubblewrap: auto (when it works), bwrap (required), off."
     )
@@ -69,6 +70,14 @@ class DiagnosticsSettings(_Strict):
         default_factory=dict,
         description="Language -> checker command run after edits, `{file}` for the file "
         '(`python = "ruff check --output-format=json {file}"`); ruff, pyright, eslint, tsc output is read.',
+    )
+
+
+class PriceSettings(_Strict):
+    input: float = Field(ge=0, description="USD per million prompt tokens.")
+    output: float = Field(ge=0, description="USD per million completion tokens.")
+    cached_input: float | None = Field(
+        None, ge=0, description="USD per million prompt tokens served from the provider's cache (unset: input)."
     )
 
 
@@ -207,6 +216,11 @@ class Settings(_Strict):
         default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."
     )
     mcp: McpSettings = Field(default_factory=McpSettings, description="MCP servers whose tools the model may use.")
+    pricing: dict[str, PriceSettings] = Field(
+        default_factory=dict,
+        description='Prices by model name, `[pricing."MODEL"] input = 0.15, output = 0.60` (USD per million tokens); '
+        "they add to and override the built-in table, for cost figures and --max-cost.",
+    )
 
 
 @dataclass

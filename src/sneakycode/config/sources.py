@@ -17,6 +17,8 @@ from sneakycode.errors import ConfigError
 ENV_PREFIX = "SNEAKYCODE_"
 CONFIG_FILE_LIMIT = 1 << 20
 PROJECT_CONFIG = Path(".sneakycode") / "config.toml"
+# Tables whose keys are free text (model names hold dots): `pricing."gpt-4.1-mini"` is one key, never split.
+MAP_KEYS = frozenset({"pricing"})
 ACCUMULATING_KEYS = frozenset(
     {"permissions.allow", "permissions.ask", "permissions.deny"}
     | {f"tools.shell.{key}" for key in ("allowed_commands", "denied_commands", "env_keep", "env_strip")}
@@ -90,7 +92,9 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in data.items():
         dotted = f"{prefix}{key}"
-        if isinstance(value, Mapping):
+        if dotted in MAP_KEYS and isinstance(value, Mapping):
+            flat.update({f"{dotted}.{name}": entry for name, entry in value.items()})
+        elif isinstance(value, Mapping):
             flat.update(flatten(value, dotted + "."))
         else:
             flat[dotted] = value
@@ -98,6 +102,10 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
+    head, _, rest = dotted.partition(".")
+    if head in MAP_KEYS and rest:
+        target.setdefault(head, {})[rest] = value
+        return
     *parents, last = dotted.split(".")
     for part in parents:
         target = target.setdefault(part, {})

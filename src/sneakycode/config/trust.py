@@ -45,10 +45,11 @@ HARMLESS_KEYS = frozenset(
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.
 SERVERS_PREFIX = "mcp.servers."
+# tools.shell.max_jobs: fewer jobs at once only narrows what commands may do.
 LOWER_IS_TIGHTER = frozenset(
     {
         "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
-        "tools.shell.max_timeout", "diagnostics.timeout",
+        "tools.shell.max_timeout", "diagnostics.timeout", "tools.shell.max_jobs",
     }
 )  # fmt: skip
 # From the strictest value to the loosest. `diagnostics.enabled` runs no program (checkers are
@@ -87,6 +88,9 @@ def untrusted_project_layer(
         elif dotted == "tools.enabled":
             # Offering fewer tools only narrows what the model can do; one the user's settings left out stays out.
             allowed = isinstance(value, list) and (now is None or set(value) <= set(now))
+        elif dotted.startswith("pricing."):
+            # A price counts against --max-cost: a higher one (or one for an unpriced model) only tightens it.
+            allowed = _price_not_lower(value, now)
         elif dotted == "workspace_root":
             allowed = inside(base, (base / Path(str(value)).expanduser()).resolve())
         else:
@@ -99,7 +103,18 @@ def untrusted_project_layer(
     return kept, ignored
 
 
+def _price_not_lower(asked: Any, now: Any) -> bool:
+    if not isinstance(asked, Mapping):
+        return False
+    if now is None:
+        return True
+    fields = ("input", "output", "cached_input")
+    return all((asked.get(f) or 0) >= (getattr(now, f) or 0) for f in fields)
+
+
 def _current(settings: Settings, dotted: str) -> Any:
+    if dotted.startswith("pricing."):
+        return settings.pricing.get(dotted.partition(".")[2])
     value: Any = settings
     for part in dotted.split("."):
         value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)

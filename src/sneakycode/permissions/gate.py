@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from sneakycode.config import PermissionMode
@@ -41,6 +41,7 @@ class PreparedCall:
     args: ToolArgs | None = None
     decision: PermissionDecision | None = None
     failure: ToolResult | None = None
+    decided_as: tuple[Tool, dict[str, Any]] | None = None  # the call it was decided as (see Tool.decided_as)
 
     @property
     def allowed(self) -> bool:
@@ -92,6 +93,11 @@ class Gate:
             args = validate(found, arguments)
         except ToolError as err:
             return PreparedCall(name, {}, found, failure=ToolResult.from_error(err))
+        proxy = found.decided_as(arguments, self.ctx) if found.decided_as is not None else None
+        if proxy is not None:
+            decision = decide(proxy[0], proxy[1], self.ctx.loaded, self.ctx.workspace.root, self.mode)
+            decision = replace(decision, reason=f"decided as {proxy[0].name} of the same command: {decision.reason}")
+            return PreparedCall(name, arguments, found, args, decision, decided_as=proxy)
         decision = decide(found, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode)
         return PreparedCall(name, arguments, found, args, decision)
 
@@ -146,12 +152,15 @@ def refused(name: str, decision: PermissionDecision) -> ToolResult:
 
 def suggested_rules(call: PreparedCall, decision: PermissionDecision) -> list[str]:
     """The narrowest allow rules that would have let this exact call run."""
-    found = call.tool
+    found, name, arguments = call.tool, call.name, call.arguments
+    if call.decided_as is not None:
+        found, arguments = call.decided_as
+        name = found.name
     if found is not None and found.command is not None:
-        commands = decision.commands or [str(call.arguments.get(found.command, ""))]
-        return [f"{call.name}({command})" for command in commands if command]
-    paths = found.path_arguments(call.arguments) if found is not None else []
-    return [f"{call.name}({paths[0][0]})"] if paths else [call.name]
+        commands = decision.commands or [str(arguments.get(found.command, ""))]
+        return [f"{name}({command})" for command in commands if command]
+    paths = found.path_arguments(arguments) if found is not None else []
+    return [f"{name}({paths[0][0]})"] if paths else [name]
 
 
 def how_to_allow(rules: list[str]) -> str:

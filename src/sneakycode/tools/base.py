@@ -119,6 +119,8 @@ class Tool:
     example: dict[str, Any] = field(default_factory=dict)  # a typical call, for docs/tools.md
     edit_format: str | None = None  # the edit style it offers ("replace", "patch"); tools.edit_format picks
     guidance: str = ""  # one line of the system prompt, sent only while the tool is offered
+    # Decide the call as another call would be (a job's kill as its command line): (tool, arguments) or None.
+    decided_as: Callable[[dict[str, Any], ToolContext], tuple[Tool, dict[str, Any]] | None] | None = None
 
     def parameters_schema(self) -> dict[str, Any]:
         return compact_schema(self.args_model.model_json_schema())

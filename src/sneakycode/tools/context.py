@@ -12,12 +12,16 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sneakycode.config import LoadedSettings, Settings, state_dir
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.session.folders import SessionInfo, new_session
 from sneakycode.session.journal import Journal
 from sneakycode.workspace.files import Workspace
+
+if TYPE_CHECKING:
+    from sneakycode.process.jobs import Job, JobTable
 
 
 @dataclass
@@ -36,6 +40,7 @@ class ToolContext:
     hidden: Callable[[str], str | None] = field(default=lambda _path: None)
     # A tighter cap than max_output_bytes for this session (the agent sets it from a small context window).
     output_budget: int | None = None
+    _jobs: JobTable | None = field(default=None, repr=False)
 
     @property
     def settings(self) -> Settings:
@@ -46,6 +51,21 @@ class ToolContext:
         """The most bytes any one tool result may take: max_output_bytes, or output_budget when smaller."""
         limit = self.settings.max_output_bytes
         return limit if self.output_budget is None else min(limit, self.output_budget)
+
+    @property
+    def jobs(self) -> JobTable:
+        """Commands started with run_command(background=true); `close` ends them. Made on first use, so a
+        session that starts no job never loads the job machinery (`sneakycode tool read_file` stays light)."""
+        if self._jobs is None:
+            from sneakycode.process.jobs import JobTable
+
+            self._jobs = JobTable()
+        return self._jobs
+
+    def close(self) -> list[Job]:
+        """The session ends: end its running jobs (process group, SIGTERM then SIGKILL) and return them.
+        Safe to call more than once."""
+        return self._jobs.kill_all() if self._jobs is not None else []
 
 
 TOOL_TIME_BUDGET = 120.0  # seconds of in-process work any one call may take (commands have their own timeout)

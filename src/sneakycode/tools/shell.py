@@ -11,6 +11,7 @@ outside the workspace.
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from pydantic import Field
 from sneakycode.config import state_dir
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import command_environment, shell_argv
+from sneakycode.process.jobs import Job, JobLimitReached
 from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
@@ -39,6 +41,12 @@ class RunCommandArgs(ToolArgs):
     command: str
     timeout: int | None = Field(None, description="seconds")
     cwd: str | None = None
+    background: bool = Field(False, description="start as a job; see the job tool")
+
+
+# What a background start waits for before it returns: the job's first output, up to this much.
+FIRST_OUTPUT_SECONDS = 1.0
+FIRST_OUTPUT_BYTES = 2048
 
 
 @tool(
@@ -51,8 +59,8 @@ class RunCommandArgs(ToolArgs):
 )
 def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     """Run a bash command in the workspace (or `cwd` inside it), stdin closed; returns the output and exit
-    code (non-zero is an error). timeout is in seconds; then, and at exit, its processes are killed: no servers or
-    watchers. Long output shows head and tail; the full copy is saved."""
+    code (non-zero is an error). timeout is in seconds; then its processes are killed. For servers and
+    watchers use background=true. Long output shows head and tail; the full copy is saved."""
     settings = ctx.settings.tools.shell
     timeout = args.timeout if args.timeout is not None else settings.default_timeout
     if not 1 <= timeout <= settings.max_timeout:
@@ -73,6 +81,8 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     budget = max(ctx.output_limit - _MARKER_ROOM, 256)
     key_env = [ctx.settings.api_key_env] if ctx.settings.api_key_env else []
     env = command_environment(also_remove=key_env, keep=settings.env_keep, strip=settings.env_strip)
+    if args.background:
+        return start_job(args, ctx, argv, cwd, env, (sandbox, notes, guard))
     try:
         run = run_captured(
             argv,
@@ -91,6 +101,68 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     finally:
         notes += guard.restore() if guard is not None else []
     return command_result(run, timeout, sandbox, notes)
+
+
+def start_job(
+    args: RunCommandArgs,
+    ctx: ToolContext,
+    argv: list[str],
+    cwd: Path,
+    env: dict[str, str],
+    sandboxing: tuple[str, list[str], RepositoryGuard | None],
+) -> ToolResult:
+    """Start the command as a job and return its id with its first output (FIRST_OUTPUT_SECONDS or _BYTES)."""
+    sandbox, notes, guard = sandboxing
+    limit = ctx.settings.tools.shell.max_jobs
+    try:
+        job = ctx.jobs.start(
+            argv, command=args.command, cwd=cwd, env=env, log_dir=ctx.session_dir / "outputs", max_jobs=limit,
+            on_exit=guard.restore if guard is not None else None,
+        )  # fmt: skip
+    except JobLimitReached as exc:
+        if guard is not None:
+            guard.restore()
+        running = ", ".join(f"{j.id} ({j.command[:40]})" for j in ctx.jobs.running())
+        raise ToolError(
+            ErrorCode.JOB_LIMIT, f"the command was not started: {exc}", detail=f"Running jobs: {running}",
+            hint="Kill a job you no longer need with the job tool (action kill), then start this one.",
+        ) from None
+    except OSError as exc:
+        if guard is not None:
+            guard.restore()
+        raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None
+    deadline = time.monotonic() + FIRST_OUTPUT_SECONDS
+    job.wait(lambda: job.total >= FIRST_OUTPUT_BYTES or not job.running, deadline, ctx.cancel)
+    if args.timeout is not None:
+        notes.append("timeout does not apply to a background job: it runs until it exits or is killed.")
+    return job_report(job, ctx, FIRST_OUTPUT_BYTES, sandbox=sandbox, notes=notes)
+
+
+def job_report(job: Job, ctx: ToolContext, limit: int, *, since: int | None = None, sandbox: str | None = None,
+               notes: list[str] | None = None, **extra: object) -> ToolResult:
+    """A job's status and its new output (the latest `limit` bytes of it) as the model sees it."""
+    piece = job.read(since)
+    text = piece.text
+    skipped = piece.dropped
+    if len(text) > limit:
+        skipped += len(text) - limit
+        text = text[len(text) - limit :]
+    body = decode(text)
+    if skipped:
+        where = f"the log {job.log_path} has up to {SPILL_LIMIT_BYTES >> 20} MB" if job.log_path else "not saved"
+        body = f"[... {skipped:,} earlier bytes not shown; {where} ...]\n{body}"
+    if job.running:
+        state = f"job {job.id} running (pid group {job.pid})"
+    elif job.killed:
+        state = f"job {job.id} was killed"
+    else:
+        ended = f"signal {job.signal}" if job.signal else f"exit code {job.exit_code}"
+        state = f"job {job.id} exited with {ended}"
+    message = " ".join([f"{state}; output bytes {piece.start}-{piece.end} of {job.total}.", *(notes or [])])
+    data: dict[str, object] = {**job.summary(), "job_id": job.id, "since": piece.start, "next": piece.end, **extra}
+    if sandbox is not None:
+        data["sandbox"] = sandbox
+    return ToolResult(success=True, content=body or "(no new output)", message=message, data=data)
 
 
 def working_dir(user_cwd: str | None, ctx: ToolContext) -> Path:

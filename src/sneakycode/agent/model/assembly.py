@@ -42,8 +42,12 @@ def usage_from(payload: dict[str, Any]) -> Usage | None:
     raw = payload.get("usage") or (payload.get("x_groq") or {}).get("usage")
     if not isinstance(raw, dict) or raw.get("prompt_tokens") is None:
         return None
+    details = raw.get("prompt_tokens_details")
+    cached = details.get("cached_tokens") if isinstance(details, dict) else None
     return Usage(
-        prompt_tokens=int(raw.get("prompt_tokens") or 0), completion_tokens=int(raw.get("completion_tokens") or 0)
+        prompt_tokens=int(raw.get("prompt_tokens") or 0),
+        completion_tokens=int(raw.get("completion_tokens") or 0),
+        cached_tokens=int(cached or 0),
     )
 
 

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
     from sneakycode.cli.startup import PreparedRun
 
-STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "cancelled": "yellow"}
+STATUS_STYLE = {
+    "finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "budget": "yellow",
+    "cancelled": "yellow",
+}  # fmt: skip
 
 
 def run_interactive(args: argparse.Namespace) -> int:
@@ -73,7 +76,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     try:
         while True:
             try:
-                line = prompt.prompt("> ")
+                line = prompt.prompt("> ", bottom_toolbar=lambda: jobs_line(ctx))
             except KeyboardInterrupt:
                 continue
             except EOFError:
@@ -87,10 +90,21 @@ def run_interactive(args: argparse.Namespace) -> int:
             _run_request(agent, console, line)
     finally:
         agent.cancel.clear()
+        killed = ctx.close()  # leaving (Ctrl-D, /exit, a crash) ends every job
         run.close("prompt_input_exit")
+    if killed:
+        console.print(f"[dim]Stopped {len(killed)} running job(s).[/]")
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")
     return ExitCode.OK
+
+
+def jobs_line(ctx: ToolContext) -> str | None:
+    """The status line under the prompt: running jobs, or nothing when there are none."""
+    running = ctx.jobs.running()
+    if not running:
+        return None
+    return " jobs: " + "  ".join(f"[{job.id}] {job.command[:40]}" for job in running) + "  (/jobs)"
 
 
 def _invoke(run: PreparedRun, console: Console, line: str) -> None:

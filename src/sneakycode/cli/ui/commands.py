@@ -135,6 +135,41 @@ def _clear(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
+def _jobs(sc: SlashContext, arg: str) -> bool:
+    """List the session's jobs; `/jobs kill N` ends one (the person at the terminal needs no approval)."""
+    table = sc.agent.ctx.jobs
+    action, _, number = arg.partition(" ")
+    if action == "kill":
+        found = table.get(int(number)) if number.strip().isdigit() else None
+        if found is None:
+            sc.console.print("[red]usage: /jobs kill N  (N: a job id from /jobs)[/]")
+            return True
+        table.kill(found)
+        sc.console.print(f"job {found.id} {found.status}")
+        return True
+    if not table.jobs:
+        sc.console.print("No jobs yet: the model starts one with run_command background=true.")
+    for job in table.jobs.values():
+        info = job.summary()
+        ended = "" if job.running else f" exit {job.exit_code}" if job.signal is None else f" {job.signal}"
+        sc.console.print(f"  [{job.id}] {job.status}{ended}  {info['seconds']} s  {info['output_bytes']} bytes  "
+                         f"{markup_safe(job.command)}")
+        if job.log_path:
+            sc.console.print(f"      [dim]log {markup_safe(str(job.log_path))}[/]")
+    return True
+
+
+def _stats(sc: SlashContext, _arg: str) -> bool:
+    spent = sc.agent.spending
+    cost = "unknown (no price for this model: see docs/headless.md, pricing)" if spent.price is None else (
+        f"${spent.cost:.4f} ({markup_safe(spent.price.source)})")
+    sc.console.print(f"tokens: {spent.prompt_tokens:,} in ({spent.cached_tokens:,} cached), "
+                     f"{spent.completion_tokens:,} out")
+    sc.console.print(f"cost: {cost}")
+    sc.console.print(f"jobs: {len(sc.agent.ctx.jobs.running())} running, {len(sc.agent.ctx.jobs.jobs)} started")
+    return True
+
+
 def _model(sc: SlashContext, _arg: str) -> bool:
     sc.console.print(markup_safe(sc.model_line))
     return True
@@ -160,6 +195,8 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "model": (_model, "show the provider and model in use"),
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
+    "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),
+    "stats": (_stats, "tokens and cost of this session"),
     "exit": (_exit, "leave SneakyCode"),
     "quit": (_exit, "leave SneakyCode"),
 }
