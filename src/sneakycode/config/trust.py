@@ -21,16 +21,24 @@ TIGHTENING_KEYS = frozenset(
 )
 # Kept: they neither loosen a permission nor send anything anywhere new.
 HARMLESS_KEYS = frozenset(
-    {"model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls", "tools.edit_format"}
+    {
+        "model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls", "tools.edit_format",
+        "supports_images",
+    }
 )
 LOWER_IS_TIGHTER = frozenset(
-    {"max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout", "tools.shell.max_timeout"}
+    {
+        "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
+        "tools.shell.max_timeout", "tools.web.timeout", "tools.web.max_bytes",
+    }
 )
 # From the strictest value to the loosest.
 STRICTNESS: dict[str, tuple[Any, ...]] = {
     "permissions.mode": ("plan", "default", "auto-edit", "yolo"),
     "tools.shell.sandbox": ("bwrap", "auto", "off"),
     "tools.shell.sandbox_network": (False, True),
+    # Reaching private addresses is what a prompt-injected page would want (a metadata service, an admin port).
+    "tools.web.allow_private": (False, True),
 }
 
 

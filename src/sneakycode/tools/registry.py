@@ -28,6 +28,7 @@ TOOL_MODULES = (
     "sneakycode.tools.write",
     "sneakycode.tools.edit.tools",
     "sneakycode.tools.shell",
+    "sneakycode.tools.web.tools",
     "sneakycode.tools.tasks",
     "sneakycode.tools.control",
 )
