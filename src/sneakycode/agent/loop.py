@@ -17,13 +17,14 @@ from typing import Any, Literal
 
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
 from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
+from sneakycode.agent.images import tool_images_message, user_message
 from sneakycode.agent.prompts import build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, ToolCall
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ModelError, SneakyError
 from sneakycode.permissions.gate import Approver, Gate, PreparedCall
 from sneakycode.session.transcript import Transcript
-from sneakycode.tools.base import Tool, ToolResult
+from sneakycode.tools.base import ImagePart, Tool, ToolResult
 from sneakycode.tools.context import ToolContext
 from sneakycode.tools.registry import all_tools, openai_schemas
 
@@ -96,6 +97,7 @@ class Agent:
             transcript.write("history", messages=self.history, reason="answered calls left without a result")
         self._failure: tuple[str, int] = ("", 0)
         self._totals = RunResult("answered", "")
+        self._images: list[tuple[str, ImagePart]] = []  # tool results' images, sent after the reply's results
 
     @property
     def cancel(self) -> threading.Event:
@@ -119,13 +121,14 @@ class Agent:
         if self.transcript is not None:
             self.transcript.write("history", messages=self.history, reason="cleared by the user")
 
-    def run_turn(self, request: str) -> RunResult:
-        """Work on one user request until the model finishes, answers, hits max_turns, fails or is cancelled."""
+    def run_turn(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
+        """Work on one user request (with images attached, for a model that takes them) until the model
+        finishes, answers, hits max_turns, fails or is cancelled."""
         self.cancel.clear()
         self._totals = RunResult("answered", "")
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
-        self._append({"role": "user", "content": request})
+        self._append(user_message(request, images or []))
         nudged = False
         while self._totals.turns < self.max_turns:
             if self.cancel.is_set():
@@ -267,6 +270,9 @@ class Agent:
                 self._record_result(call, prepared, outcome.result)
                 if outcome.finished and final is None:
                     final = outcome.result.content
+        if self._images:  # after the reply's last tool message: servers take images only from the user
+            self._append(tool_images_message(self._images))
+            self._images = []
         return final
 
     def _prepare(self, call: ToolCall) -> PreparedCall:
@@ -335,6 +341,9 @@ class Agent:
             text = f"{text}\n\n{note}"
             self.sink.emit({"type": "notice", "message": note})
         self._append({"role": "tool", "tool_call_id": call.id, "content": text})
+        if result.image is not None:
+            headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
+            self._images.append((f"{call.name} {headline}".strip(), result.image))
         self._totals.tool_calls += 1
         quiet = prepared.tool is not None and prepared.tool.quiet_on_success
         self.sink.emit(

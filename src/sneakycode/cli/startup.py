@@ -154,6 +154,7 @@ def prepare_run(
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
         debug_log(f"tools offered: {', '.join(t.name for t in tools)}")
     session = open_agent_session(loaded, continue_latest=args.continue_session, resume_id=args.resume)
+    session.ctx.supports_images = config.supports_images
     agent = Agent(
         build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls),
         session.ctx,
