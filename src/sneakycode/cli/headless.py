@@ -14,14 +14,18 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
-from typing import Any, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sneakycode.agent.events import Event
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.startup import cancel_on_sigint, settings_from_args
 from sneakycode.cli.text import printable
 from sneakycode.config import LoadedSettings
-from sneakycode.errors import ConfigError, SneakyError
+from sneakycode.errors import ConfigError, SneakyError, ToolError
+
+if TYPE_CHECKING:
+    from sneakycode.tools.base import ImagePart
 
 EXIT_BY_STATUS = {
     "finished": ExitCode.OK,
@@ -112,6 +116,12 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         return ExitCode.USAGE
     config, session, agent = run.config, run.session, run.agent
     ctx = session.ctx
+    try:
+        images = _attached_images(args.image, config.supports_images, config.model)
+    except ConfigError as exc:
+        session.transcript.close()
+        print(f"sneakycode: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     if sink.stream:
         sink.line({"type": "start", "session_id": ctx.session_id, "resumed": session.saved is not None,
                    "workspace": str(ctx.workspace.root), "provider": config.provider, "model": config.model})
@@ -119,7 +129,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
     changes_before = len(journal.entries())
     try:
         with cancel_on_sigint(agent.cancel.set):
-            result = agent.run_turn(task)
+            result = agent.run_turn(task, images)
     except SneakyError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.FAILURE
@@ -146,6 +156,23 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
     }
     _report(args.output_format, sink, summary)
     return EXIT_BY_STATUS[result.status]
+
+
+def _attached_images(paths: list[str], supported: bool, model: str) -> list[ImagePart]:
+    """The --image files, scaled for the model; a ConfigError when one cannot be read or the model takes none."""
+    if not paths:
+        return []
+    if not supported:
+        raise ConfigError(
+            f"--image needs a model that accepts images, and {model} is not known to (set supports_images = true "
+            "if it does, or choose a vision model with --model)"
+        )
+    from sneakycode.tools.images import load_image_file
+
+    try:
+        return [load_image_file(Path(path)) for path in paths]
+    except ToolError as err:
+        raise ConfigError(f"--image: {err.error}") from None
 
 
 def _debug_log(line: str) -> None:

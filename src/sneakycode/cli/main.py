@@ -55,6 +55,9 @@ def _agent_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-p", "--print", dest="prompt", metavar="TASK", help="run TASK headless ('-' reads stdin)")
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    parser.add_argument(
+        "--image", action="append", default=[], metavar="PATH", help="attach an image to the task (repeatable)"
+    )
     parser.add_argument("--yes", action="store_true", help="approve every call that no deny rule blocks")
     parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
     parser.add_argument("--model")

@@ -14,7 +14,7 @@ from sneakycode.cli.main import ExitCode
 from sneakycode.cli.text import markup_safe
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
-from sneakycode.tools.base import ToolContext
+from sneakycode.tools.base import ImagePart, ToolContext
 
 STATUS_STYLE = {"finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "cancelled": "yellow"}
 
@@ -71,9 +71,10 @@ def run_interactive(args: argparse.Namespace) -> int:
                 if not run_slash(slash, line):
                     break
                 continue
+            images = _attach(console, line, ctx)
             try:
                 with cancel_on_sigint(agent.cancel.set):
-                    result = agent.run_turn(line)
+                    result = agent.run_turn(line, images)
             except SneakyError as exc:
                 console.print(f"[red]{markup_safe(str(exc))}[/]")
                 continue
@@ -94,6 +95,22 @@ def run_interactive(args: argparse.Namespace) -> int:
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")
     return ExitCode.OK
+
+
+def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
+    """The images `@shot.png` or a pasted image path attach to this line, for a model that takes them."""
+    from sneakycode.cli.ui.attachments import find_attachments
+
+    found = find_attachments(line, ctx.workspace.root)
+    for problem in found.problems:
+        console.print(f"[yellow]not attached: {markup_safe(problem)}[/]")
+    if found.images and not ctx.supports_images:
+        console.print("[yellow]not attached: this model does not accept images (set supports_images = true if it "
+                      "does)[/]")
+        return []
+    if found.names:
+        console.print(f"[dim]attached {markup_safe(', '.join(found.names))}[/]")
+    return found.images
 
 
 def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings) -> bool:

@@ -181,23 +181,17 @@ class Fetcher:
         limit = self.settings.max_bytes
         chunks: list[bytes] = []
         held = 0
+        stream = response.iter_bytes()
         try:
-            for chunk in response.iter_bytes():
+            for chunk in stream:
                 checkpoint()
                 room = limit - held
                 if len(chunk) >= room:
                     chunks.append(chunk[:room])
-                    return b"".join(chunks), len(chunk) > room or _more(response)
+                    # Whether anything lies past the limit: one more chunk at most is read to tell.
+                    return b"".join(chunks), len(chunk) > room or any(stream)
                 chunks.append(chunk)
                 held += len(chunk)
         except httpx2.DecodingError as exc:
             raise ToolError(ErrorCode.FETCH_FAILED, f"the body of {url} does not decode: {exc}") from None
         return b"".join(chunks), False
-
-
-def _more(response: httpx2.Response) -> bool:
-    """Whether the stream holds anything past the point where the limit stopped reading."""
-    try:
-        return any(response.iter_bytes())
-    except httpx2.HTTPError:
-        return True
