@@ -53,7 +53,7 @@ def tool_images_message(images: list[tuple[str, ImagePart]]) -> dict[str, Any]:
 def content_text(content: Any) -> str:
     """The text of a message's content, whether a string or an array of parts (images left out)."""
     if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        return "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict) and "text" in part)
     return str(content or "")
 
 

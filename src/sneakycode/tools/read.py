@@ -90,7 +90,7 @@ class ReadFileArgs(ToolArgs):
 )
 def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     """Read a text file as numbered lines (`cat -n`: number, tab, text), up to 2000 lines from start_line.
-    Read a file before you edit or overwrite it. Images (PNG, JPEG, GIF, WebP) are shown to you as images."""
+    Read a file before you edit or overwrite it. Images come back as images."""
     ws = ctx.workspace
     if Path(args.file_path).suffix.lower() in IMAGE_SUFFIXES:
         shown_image = _read_image(args.file_path, ctx)

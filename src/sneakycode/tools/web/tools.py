@@ -23,7 +23,7 @@ ERROR_BODY_CHARS = 600
 
 class WebFetchArgs(ToolArgs):
     url: str = Field(min_length=1)
-    start: int = Field(0, ge=0, description="character offset to read on from")
+    start: int = Field(0, ge=0, description="character offset")
 
 
 @tool(
@@ -34,8 +34,8 @@ class WebFetchArgs(ToolArgs):
     example={"url": "https://docs.python.org/3/library/pathlib.html"},
 )
 def web_fetch(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
-    """Fetch an http(s) URL: HTML as Markdown (main content only), PDF as text, JSON/text as is. Long pages
-    come in parts: call again with start=N."""
+    """Fetch an http(s) URL: HTML as Markdown (main content), PDF as text, JSON/text as is. Long pages come
+    in parts: call again with start=N."""
     page = ctx.web_cache.get(args.url)
     cached = page is not None
     if page is None:
