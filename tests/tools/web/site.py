@@ -3,6 +3,7 @@ and every request is counted, so a test can tell a cached answer from a fetched 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -34,10 +35,8 @@ class Site:
                     self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client stopped at its limit
                     self.wfile.write(body)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client stopped reading at its limit
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

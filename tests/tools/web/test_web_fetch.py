@@ -145,11 +145,12 @@ def test_a_domain_deny_rule_holds_on_the_first_url_and_on_redirects(site: Site, 
 
 
 def test_sneakycode_tool_fetches_and_permissions_check_explains_domain_rules(site: Site, ws: Path) -> None:
-    project_config(ws, '[tools.web]\nallow_private = true\n[permissions]\nallow = ["web_fetch(domain:docs.python.org)"]\n'
-                       'deny = ["web_fetch(domain:*.internal)"]\n')
+    project_config(ws, '[tools.web]\nallow_private = true\n[permissions]\n'
+                       'allow = ["web_fetch(domain:docs.python.org)"]\ndeny = ["web_fetch(domain:*.internal)"]\n')
     fetched = run_cli("tool", "web_fetch", json.dumps({"url": f"{site.url}/data.json"}), "--workspace", str(ws))
     assert fetched.code == 0 and "sneakycode" in fetched.stdout
-    allowed = run_cli("permissions", "check", "web_fetch", '{"url": "https://docs.python.org/3/"}', "--workspace", str(ws))
+    allowed = run_cli("permissions", "check", "web_fetch", '{"url": "https://docs.python.org/3/"}',
+                      "--workspace", str(ws))
     assert "allow" in allowed.stdout and "`docs.python.org` matches allow rule" in allowed.stdout
     denied = run_cli("permissions", "check", "web_fetch", '{"url": "http://Metadata.Internal./x"}', "--workspace",
                      str(ws))
