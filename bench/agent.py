@@ -18,7 +18,7 @@ from typing import Any
 
 from _cli_env import prepare_cli_env
 
-TOOLS_GOAL_CHARS = 6000
+TOOLS_GOAL_CHARS = 7000  # the budget: all built-in tools together (it was 6,000 with 12 tools)
 WITH_TASK_GOAL_CHARS = 7000
 
 

@@ -124,6 +124,15 @@ def render_tools_markdown() -> str:
             "in [src/sneakycode/tools/](../src/sneakycode/tools/); a test keeps it in step."
         ),
         "",
+        _prose(
+            "Beyond the workspace: a tool with a URL argument fetches http(s) pages (HTML as Markdown with only the "
+            "main content, PDF as text, JSON and text as they are), only at public addresses unless "
+            "`tools.web.allow_private` is set, and under `domain:` permission rules. No search engine is built in: "
+            "web search comes through MCP servers. Image files (PNG, JPEG, GIF, WebP) are read as images by a model "
+            "that accepts them (`supports_images`), scaled to at most 1,568 px and 5 MB; in the terminal "
+            "`@shot.png` or a pasted image path attaches one, headless `--image PATH`. See [web.md](web.md)."
+        ),
+        "",
         "| tool | tier | what the model is told first |",
         "| --- | --- | --- |",
     ]
@@ -217,6 +226,12 @@ def _facet_notes(found: Tool) -> list[str]:
         kind = "workspace path, always a folder" if name in found.directories else "workspace path"
         rules = f"permission rules `{found.name}(GLOB)` match it (see [permissions.md](permissions.md))"
         notes.append(f"`{name}` is a {kind}; {rules}.")
+    if found.url:
+        notes.append(
+            f"`{found.url}` is a URL: `{found.name}(domain:HOST-GLOB)` rules match its host, on every redirect hop for "
+            "deny rules; private, loopback and link-local addresses are refused unless `tools.web.allow_private` "
+            "(see [web.md](web.md))."
+        )
     if found.command:
         notes.append(
             f"`{found.command}` is a shell command line, checked part by part by the shell policy: "

@@ -66,6 +66,10 @@ class ErrorCode(StrEnum):
     INTERNAL_ERROR = "internal_error"
     INVALID_TOOL_CALL = "invalid_tool_call"
     MCP_ERROR = "mcp_error"
+    HTTP_ERROR = "http_error"
+    FETCH_FAILED = "fetch_failed"
+    UNSUPPORTED_CONTENT = "unsupported_content"
+    BLOCKED_ADDRESS = "blocked_address"
 
 
 class ErrorDoc(NamedTuple):
@@ -239,6 +243,25 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "An MCP server's tool reported an error (isError), refused the call, or the server stopped; the server's "
         "own message (or its stderr tail) is quoted.",
         "Read the server's message: fix the arguments it names, or continue without this server's tools.",
+    ),
+    ErrorCode.HTTP_ERROR: ErrorDoc(
+        "The web server answered with an error status (4xx or 5xx), which is given with the start of its body.",
+        "Check the URL (a 404 often means a moved page: try the site's index); do not retry a 4xx unchanged.",
+    ),
+    ErrorCode.FETCH_FAILED: ErrorDoc(
+        "The URL could not be fetched: not http or https, a name that does not resolve, a refused or timed-out "
+        "connection, a TLS failure, too many redirects or a body that does not decode; the cause is quoted.",
+        "Check the URL's spelling and scheme; if the site is down or slow, go on without it and tell the user.",
+    ),
+    ErrorCode.UNSUPPORTED_CONTENT: ErrorDoc(
+        "The content cannot be shown to this model: a web page of a type other than HTML, text, JSON, Markdown or "
+        "PDF (the type is named), or an image for a model that does not accept images.",
+        "Fetch a page of a readable type; for an image, ask the user to describe it or to use a vision model.",
+    ),
+    ErrorCode.BLOCKED_ADDRESS: ErrorDoc(
+        "The URL, or a redirect on the way, leads to a private, loopback, link-local or otherwise internal address, "
+        "which web_fetch does not reach unless tools.web.allow_private is set by the user.",
+        "Use a public URL; internal services are off limits unless the user allows them in their own config.",
     ),
 }
 

@@ -1,6 +1,7 @@
 """The message list against the model's context window: token estimates, repair and compaction.
 
-Near the window, old tool outputs go first: each is replaced by a note that says what it was and how to
+Near the window, old images go first (each replaced by a note; see agent/images.py), then old tool
+outputs: each is replaced by a note that says what it was and how to
 get it back. Eliding the result of a tool that records reads (read_file) also clears that file from the
 read ledger (unless a later read of it is still in view), so the model must read the file again before it
 edits it, instead of editing from memory. If that is not enough, the older turns are summarised by the
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sneakycode.agent.images import TOOL_IMAGES, content_text, drop_images, image_tokens
 from sneakycode.agent.protocol import ChatModel
 from sneakycode.errors import SneakyError, ToolError
 from sneakycode.tools.registry import get_tool
@@ -39,12 +41,12 @@ SUMMARY_PROMPT = (
 
 
 def estimate_message_tokens(message: dict[str, Any]) -> int:
-    """A deliberately high estimate (3 characters per token) of what one message costs."""
-    chars = len(str(message.get("content") or ""))
+    """A deliberately high estimate (3 characters per token, images by their size) of what one message costs."""
+    chars = len(content_text(message.get("content")))
     for call in message.get("tool_calls") or []:
         function = call.get("function", {})
         chars += len(function.get("name", "")) + len(function.get("arguments", "")) + 20
-    return chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS
+    return chars // CHARS_PER_TOKEN + image_tokens(message) + MESSAGE_OVERHEAD_TOKENS
 
 
 def estimate_history_tokens(messages: list[dict[str, Any]]) -> int:
@@ -87,12 +89,15 @@ class CompactionReport:
     tokens_before: int
     tokens_after: int
     elided: list[str] = field(default_factory=list)
+    images_dropped: int = 0
     summarised_messages: int = 0
     forgotten_files: list[str] = field(default_factory=list)
     summary_error: str | None = None
 
     def describe(self) -> str:
         parts = [f"context compacted from ~{self.tokens_before} to ~{self.tokens_after} tokens"]
+        if self.images_dropped:
+            parts.append(f"{self.images_dropped} old image(s) dropped")
         if self.elided:
             parts.append(f"{len(self.elided)} old tool outputs elided")
         if self.summarised_messages:
@@ -148,6 +153,13 @@ class ContextManager:
         goal = int(self.target * self.window)
         elided_reads: list[str] = []
         total = before
+        for index, message in enumerate(messages[1:keep_from], start=1):
+            if total <= goal:
+                break
+            if index != request and image_tokens(message):
+                old_cost = estimate_message_tokens(message)
+                report.images_dropped += drop_images(message)
+                total += estimate_message_tokens(message) - old_cost
         for message in messages[1:keep_from]:
             if total <= goal:
                 break
@@ -185,7 +197,7 @@ class ContextManager:
             if message.get("role") == "tool":
                 name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
                 elided_reads.extend(_read_paths(name, arguments))
-        requests = [str(m.get("content") or "") for m in old if m.get("role") == "user"]
+        requests = [content_text(m.get("content")) for m in old if m.get("role") == "user" and not m.get(TOOL_IMAGES)]
         try:
             reply = model.complete(
                 [
@@ -248,9 +260,9 @@ def _last_assistant_index(messages: list[dict[str, Any]]) -> int:
 
 
 def _last_user_index(messages: list[dict[str, Any]]) -> int:
-    """The latest user message, or -1 when there is none."""
+    """The latest user message (a request: not the one carrying tool results' images), or -1 when there is none."""
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "user":
+        if messages[index].get("role") == "user" and not messages[index].get(TOOL_IMAGES):
             return index
     return -1
 
@@ -297,7 +309,7 @@ def _render_for_summary(messages: list[dict[str, Any]], limit: int) -> str:
     lines = []
     for message in messages:
         role = message.get("role", "?")
-        content = str(message.get("content") or "")
+        content = content_text(message.get("content"))
         if len(content) > 2000:
             content = content[:2000] + f" ... [{len(content) - 2000} more characters]"
         if content:

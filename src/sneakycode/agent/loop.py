@@ -21,6 +21,7 @@ from sneakycode.agent.context import ContextManager, estimate_history_tokens, re
 from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.hook_points import HookPoints
+from sneakycode.agent.images import tool_images_message, user_message
 from sneakycode.agent.prompts import build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, ToolCall
 from sneakycode.config import PermissionMode
@@ -29,7 +30,7 @@ from sneakycode.extensions.hooks import HookRunner
 from sneakycode.permissions.gate import Approver, Gate, PreparedCall
 from sneakycode.session.checkpoints import Checkpoints
 from sneakycode.session.transcript import Transcript
-from sneakycode.tools.base import Tool, ToolResult
+from sneakycode.tools.base import ImagePart, Tool, ToolResult
 from sneakycode.tools.context import ToolContext
 from sneakycode.tools.registry import all_tools, openai_schemas
 
@@ -126,6 +127,7 @@ class Agent:
         self._totals_lock = threading.Lock()
         self.spending = spending or Spending()
         self.budgets = BudgetKeeper(budgets or Budgets(), self.spending)
+        self._images: list[tuple[str, ImagePart]] = []  # tool results' images, sent after the reply's results
 
     @property
     def cancel(self) -> threading.Event:
@@ -191,12 +193,13 @@ class Agent:
             self.totals.completion_tokens += other.completion_tokens
             self.totals.usage_estimated |= other.usage_estimated
 
-    def run_turn(self, request: str) -> RunResult:
-        """Work on one user request until the model finishes, answers, hits max_turns, fails or is cancelled."""
+    def run_turn(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
+        """Work on one user request (with images attached, for a model that takes them) until the model
+        finishes, answers, hits max_turns, fails or is cancelled."""
         self.cancel.clear()
-        return self.work(request)
+        return self.work(request, images)
 
-    def work(self, request: str) -> RunResult:
+    def work(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
         """run_turn without clearing the cancel signal: a subagent shares its parent's, and must not swallow a
         Ctrl-C pressed before it started."""
         self.totals = RunResult("answered", "")
@@ -205,7 +208,7 @@ class Agent:
             return self._end("error", f"A UserPromptSubmit hook refused the request: {refused}")
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
-        self._append({"role": "user", "content": request})
+        self._append(user_message(request, images or []))
         self.budgets.arm(self.cancel.set)
         try:
             return self._work()
@@ -361,6 +364,9 @@ class Agent:
                 self._record_result(call, prepared, outcome.result, outcome.notes or [])
                 if outcome.finished and final is None:
                     final = outcome.result.content
+        if self._images:  # after the reply's last tool message: servers take images only from the user
+            self._append(tool_images_message(self._images))
+            self._images = []
         return final
 
     def _prepare(self, call: ToolCall) -> PreparedCall:
@@ -432,6 +438,9 @@ class Agent:
             text = f"{text}\n\n{note}"
             self.sink.emit({"type": "notice", "message": note})
         self._append({"role": "tool", "tool_call_id": call.id, "content": text})
+        if result.image is not None:
+            headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
+            self._images.append((f"{call.name} {headline}".strip(), result.image))
         self.totals.tool_calls += 1
         quiet = prepared.tool is not None and prepared.tool.quiet_on_success
         self.sink.emit(

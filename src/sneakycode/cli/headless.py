@@ -18,13 +18,17 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sneakycode.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report, summarise
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.startup import cancel_on_sigint, settings_from_args
 from sneakycode.config import LoadedSettings
-from sneakycode.errors import ConfigError, SneakyError
+from sneakycode.errors import ConfigError, SneakyError, ToolError
+
+if TYPE_CHECKING:
+    from sneakycode.tools.base import ImagePart
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import RunResult
@@ -111,6 +115,13 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         return ExitCode.USAGE
     config, session, agent = run.config, run.session, run.agent
     ctx = session.ctx
+    try:
+        images = _attached_images(args.image, config.supports_images, config.model)
+    except ConfigError as exc:
+        ctx.close()
+        run.close()
+        print(f"sneakycode: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     invocation = None
     if parse_slash(task) is not None:  # `/review src/app.py`: a custom command or skill, expanded first
         try:
@@ -136,7 +147,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         with cancel_on_sigint(agent.cancel.set), (in_effect(run, invocation) if invocation else nullcontext()):
             agent.start_session("resume" if session.saved else "startup")
             for request in _chain(tasks, messages):
-                result = agent.run_turn(request)
+                result = agent.run_turn(request, images if request is task else None)
                 code = EXIT_BY_STATUS[result.status]
                 if result.status in STOPPING:
                     break
@@ -163,6 +174,23 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
 def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:
     yield from first
     yield from rest
+
+
+def _attached_images(paths: list[str], supported: bool, model: str) -> list[ImagePart]:
+    """The --image files, scaled for the model; a ConfigError when one cannot be read or the model takes none."""
+    if not paths:
+        return []
+    if not supported:
+        raise ConfigError(
+            f"--image needs a model that accepts images, and {model} is not known to (set supports_images = true "
+            "if it does, or choose a vision model with --model)"
+        )
+    from sneakycode.tools.images import load_image_file
+
+    try:
+        return [load_image_file(Path(path)) for path in paths]
+    except ToolError as err:
+        raise ConfigError(f"--image: {err.error}") from None
 
 
 def _debug_log(line: str) -> None:

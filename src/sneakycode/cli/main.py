@@ -63,6 +63,9 @@ def _agent_parser() -> argparse.ArgumentParser:
         "--input-format", choices=("text", "stream-json"), default="text",
         help="stream-json: user messages as JSON lines on stdin, one session (implies headless)",
     )
+    parser.add_argument(
+        "--image", action="append", default=[], metavar="PATH", help="attach an image to the task (repeatable)"
+    )
     parser.add_argument("--yes", action="store_true", help="approve every call that no deny rule blocks")
     parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
     parser.add_argument("--model")

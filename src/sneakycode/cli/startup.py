@@ -222,6 +222,7 @@ def prepare_run(
     if debug_log is not None:
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
         debug_log(f"tools offered: {', '.join(t.name for t in tools)}; {len(hooks)} hook(s)")
+    session.ctx.supports_images = config.supports_images
     servers = McpServers(loaded, session.ctx.session_dir / "mcp")
     try:
         servers.start()

@@ -47,6 +47,15 @@ class ShellSettings(_Strict):
     env_strip: list[str] = Field(default_factory=list, description="Globs (any case) of more variables to strip.")
 
 
+class WebSettings(_Strict):
+    allow_private: bool = Field(
+        False,
+        description="Let web_fetch reach private, loopback and link-local addresses (only from your own config).",
+    )
+    timeout: float = Field(30.0, gt=0, description="Seconds web_fetch waits to connect, and between reads.")
+    max_bytes: int = Field(5_242_880, ge=1024, description="Bytes of a web_fetch body read; the rest is dropped.")
+
+
 class ToolsSettings(_Strict):
     enabled: list[str] | None = Field(
         None,
@@ -59,6 +68,7 @@ class ToolsSettings(_Strict):
         "both; auto picks the one the model family is trained on, both when the family is not known.",
     )
     shell: ShellSettings = Field(default_factory=ShellSettings, description="run_command settings.")
+    web: WebSettings = Field(default_factory=WebSettings, description="web_fetch settings.")
 
 
 class DiagnosticsSettings(_Strict):
@@ -183,6 +193,10 @@ class Settings(_Strict):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, overriding the preset's.")
     api_key_env: str | None = Field(None, description="Environment variable that holds the API key.")
     context_window: int | None = Field(None, ge=1024, description="Model context size in tokens.")
+    supports_images: bool | None = Field(
+        None, description="Whether the model accepts images (unset: known vision models such as GPT-4o, Claude, "
+        "Gemini, Qwen-VL, Llava, Pixtral, Gemma 3 do)."
+    )
     max_output_tokens: int | None = Field(
         None,
         ge=16,

@@ -37,7 +37,7 @@ TIGHTENING_KEYS = frozenset(
 HARMLESS_KEYS = frozenset(
     {
         "model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls",
-        "tools.edit_format", "mcp.max_tool_chars",
+        "tools.edit_format", "mcp.max_tool_chars", "supports_images",
     }
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
     | {"skills.enabled", "skills.max_prompt_chars"}
@@ -49,7 +49,8 @@ SERVERS_PREFIX = "mcp.servers."
 LOWER_IS_TIGHTER = frozenset(
     {
         "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
-        "tools.shell.max_timeout", "diagnostics.timeout", "tools.shell.max_jobs",
+        "tools.shell.max_timeout", "diagnostics.timeout", "tools.shell.max_jobs", "tools.web.timeout",
+        "tools.web.max_bytes",
     }
 )  # fmt: skip
 # From the strictest value to the loosest. `diagnostics.enabled` runs no program (checkers are
@@ -63,6 +64,8 @@ STRICTNESS: dict[str, tuple[Any, ...]] = {
     "permissions.mode": ("plan", "default", "auto-edit", "yolo"),
     "tools.shell.sandbox": ("bwrap", "auto", "off"),
     "tools.shell.sandbox_network": (False, True),
+    # Reaching private addresses is what a prompt-injected page would want (a metadata service, an admin port).
+    "tools.web.allow_private": (False, True),
 }
 
 

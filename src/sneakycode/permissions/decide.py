@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sneakycode.config import LoadedSettings, PermissionMode, Settings
-from sneakycode.permissions.rules import RuleSet, ToolRule, path_matches, rule_set
+from sneakycode.permissions.rules import RuleSet, ToolRule, path_matches, rule_set, url_host, url_matches
 from sneakycode.tools.base import Tier, Tool
 from sneakycode.tools.registry import all_tools, get_tool
 from sneakycode.workspace.paths import path_forms
@@ -73,16 +73,17 @@ def _decide_tool(
 ) -> PermissionDecision:
     paths = found.path_arguments(args) if found is not None else []
     forms = {value: path_forms(workspace, value, directory) for value, directory in paths}
+    url = found.url_of(args) if found is not None else None
     tier = found.tier if found is not None else None
-    denied = _first_hit(rules, "deny", tool_name, forms)
+    denied = _first_hit(rules, "deny", tool_name, forms, url)
     if denied is not None:
         return PermissionDecision(Decision.DENY, *denied)
     if mode is PermissionMode.PLAN and tier is not Tier.AUTO:
         return _plan_refusal(tool_name)
-    asked = _first_hit(rules, "ask", tool_name, forms)
+    asked = _first_hit(rules, "ask", tool_name, forms, url)
     if asked is not None:
         return PermissionDecision(Decision.ASK, *asked)
-    allowed = _first_hit(rules, "allow", tool_name, forms)
+    allowed = _first_hit(rules, "allow", tool_name, forms, url)
     if allowed is not None:
         return PermissionDecision(Decision.ALLOW, *allowed)
     if mode is PermissionMode.YOLO:
@@ -109,10 +110,12 @@ def _decide_tool(
     )
 
 
-def _first_hit(rules: RuleSet, kind: str, tool_name: str, forms: dict[str, set[str]]) -> tuple[str, str] | None:
+def _first_hit(
+    rules: RuleSet, kind: str, tool_name: str, forms: dict[str, set[str]], url: str | None = None
+) -> tuple[str, str] | None:
     """(reason, rule) of the first `kind` rule that covers the call."""
     for rule in rules.for_tool(kind, tool_name):
-        hit = _tool_hit(rule, forms, kind)
+        hit = _url_hit(rule, url, kind) if url is not None and rule.pattern else _tool_hit(rule, forms, kind)
         if hit is not None:
             return hit, rule.entry
     return None
@@ -127,6 +130,15 @@ def _tool_hit(rule: ToolRule, forms: dict[str, set[str]], kind: str) -> str | No
     if not matched or (every and len(matched) != len(forms)):
         return None
     return f"`{matched[0]}` matches {kind} rule {rule.describe()}"
+
+
+def _url_hit(rule: ToolRule, url: str, kind: str) -> str | None:
+    """The reason when a `kind` rule's domain (or URL glob) matches the call's URL."""
+    assert rule.pattern is not None
+    if not url_matches(rule.pattern, url):
+        return None
+    subject = url_host(url) if rule.pattern.startswith("domain:") else url
+    return f"`{subject}` matches {kind} rule {rule.describe()}"
 
 
 def _covers(pattern: str, shapes: set[str], every: bool) -> bool:

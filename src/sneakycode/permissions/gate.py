@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.permissions.decide import Decision, PermissionDecision, decide
-from sneakycode.permissions.rules import hidden_paths
+from sneakycode.permissions.rules import denied_urls, hidden_paths, url_host
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from sneakycode.tools.registry import cap_result, get_tool, parse_arguments, run, unknown_tool, validate
 
@@ -74,6 +74,7 @@ class Gate:
         self.mode = mode
         self.offered = None if offered is None else {t.name: t for t in offered}
         ctx.hidden = hidden_paths(ctx.loaded)
+        ctx.url_denied = denied_urls(ctx.loaded)
 
     def offer(self, more: tuple[Tool, ...]) -> None:
         """Make more tools callable from now on (tools that exist only for this session, like a server's)."""
@@ -159,6 +160,9 @@ def suggested_rules(call: PreparedCall, decision: PermissionDecision) -> list[st
     if found is not None and found.command is not None:
         commands = decision.commands or [str(arguments.get(found.command, ""))]
         return [f"{name}({command})" for command in commands if command]
+    host = url_host(found.url_of(arguments) or "") if found is not None else None
+    if host:
+        return [f"{name}(domain:{host})"]
     paths = found.path_arguments(arguments) if found is not None else []
     return [f"{name}({paths[0][0]})"] if paths else [name]
 

@@ -2,7 +2,9 @@
 
 A `[permissions]` rule is `TOOL` (every call of that tool) or `TOOL(PATTERN)`; TOOL may be a glob with `*`
 and `?` (`mcp__docs__*`, `mcp__github__delete_*`), matched against the whole tool name. For file tools PATTERN is a
-gitignore-style glob relative to the workspace, matched against the tool's path arguments; for run_command
+gitignore-style glob relative to the workspace, matched against the tool's path arguments; for a tool that
+fetches a URL it is `domain:HOST-GLOB`, matched against the URL's host (any case; `*.internal` matches every
+name under internal), or else a glob on the whole URL; for run_command
 it is a command `PREFIX` (the whole command must equal it in an allow rule) or `PREFIX:*` (any command that
 starts with those words). Deny and ask rules always match as prefixes: a rule meant to stop `git push`
 must also stop `git push --force`. Every rule remembers the file, variable or flag it came from.
@@ -16,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from sneakycode.config import LoadedSettings, Settings
 from sneakycode.tools.registry import get_tool
@@ -150,6 +153,40 @@ def hidden_paths(settings: Settings | LoadedSettings) -> Callable[[str], str | N
         return next((rule.entry for rule in rules if rule.pattern and path_matches(rule.pattern, path)), None)
 
     return hidden
+
+
+def denied_urls(settings: Settings | LoadedSettings) -> Callable[[str], str | None]:
+    """For tools that fetch URLs: the deny rule that refuses a URL, or None. The tool asks it again for every
+    redirect hop, so a deny rule holds for a page that redirects into a denied domain."""
+    rules = [rule for rule in rule_set(settings).tools["deny"] if rule.pattern and _fetches(rule.tool)]
+
+    def denied(url: str) -> str | None:
+        return next((rule.entry for rule in rules if rule.pattern and url_matches(rule.pattern, url)), None)
+
+    return denied
+
+
+def url_host(url: str) -> str | None:
+    """The URL's host name, lower case and without a trailing dot, as the fetching tool reads it."""
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host.rstrip(".") if host else None
+
+
+def url_matches(pattern: str, url: str) -> bool:
+    """`domain:GLOB` against the URL's host; any other pattern is a glob on the whole URL."""
+    if pattern.startswith("domain:"):
+        host = url_host(url)
+        wanted = pattern.removeprefix("domain:").strip().lower().rstrip(".")
+        return host is not None and fnmatch.fnmatchcase(host, wanted)
+    return fnmatch.fnmatchcase(url.strip(), pattern)
+
+
+def _fetches(tool: str) -> bool:
+    found = get_tool(tool)
+    return found is not None and found.url is not None
 
 
 def _reads(tool: str) -> bool:

@@ -7,6 +7,7 @@ docs are derived from it.
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 from collections.abc import Callable
@@ -19,7 +20,9 @@ from pydantic import BaseModel, ConfigDict
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.context import ToolContext
 
-__all__ = ["ErrorCode", "Preview", "Tier", "Tool", "ToolArgs", "ToolContext", "ToolError", "ToolResult", "tool"]
+__all__ = [
+    "ErrorCode", "ImagePart", "Preview", "Tier", "Tool", "ToolArgs", "ToolContext", "ToolError", "ToolResult", "tool",
+]
 
 
 class Tier(StrEnum):
@@ -29,9 +32,24 @@ class Tier(StrEnum):
     CONFIRM = "confirm"
 
 
+@dataclass(frozen=True)
+class ImagePart:
+    """An image a tool hands to the model beside its text (read_file on a PNG): already scaled to what
+    providers accept. Chat APIs take images only in user messages, so the agent loop sends it in a user
+    message right after the call's results; the tool's text says it is attached there."""
+
+    media_type: str
+    data: bytes = field(repr=False)
+    width: int
+    height: int
+
+    def data_url(self) -> str:
+        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode('ascii')}"
+
+
 @dataclass
 class ToolResult:
-    """One tool call's outcome; `render()` is exactly what the model sees."""
+    """One tool call's outcome; `render()` is exactly what the model sees (and `image`, when set, follows it)."""
 
     success: bool
     content: str = ""
@@ -39,6 +57,7 @@ class ToolResult:
     error: str | None = None
     code: ErrorCode | None = None
     data: dict[str, Any] = field(default_factory=dict)
+    image: ImagePart | None = None
 
     @classmethod
     def ok(cls, content: str = "", message: str = "", **data: Any) -> ToolResult:
@@ -67,7 +86,7 @@ class ToolResult:
         return "\n".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shown: dict[str, Any] = {
             "success": self.success,
             "content": self.content,
             "message": self.message,
@@ -75,6 +94,11 @@ class ToolResult:
             "code": self.code.value if self.code else None,
             "data": self.data,
         }
+        if self.image is not None:  # its size, not its bytes: this is for people and scripts
+            image = self.image
+            shown["image"] = {"media_type": image.media_type, "width": image.width, "height": image.height,
+                              "bytes": len(image.data)}
+        return shown
 
 
 class ToolArgs(BaseModel):
@@ -110,6 +134,7 @@ class Tool:
     paths: tuple[str, ...] = ()  # arguments that are workspace paths; permission rules match them
     directories: tuple[str, ...] = ()  # those of `paths` that always name a folder
     command: str | None = None  # the argument that is a shell command line (command rules, shell policy)
+    url: str | None = None  # the argument that is a URL: `TOOL(domain:HOST-GLOB)` rules match its host
     ends_run: bool = False  # a successful call ends the agent's run
     mcp: bool = True  # offered by `sneakycode mcp`; tools of SneakyCode's own loop are not
     quiet_on_success: bool = False  # the terminal shows no result line when it succeeds
@@ -141,9 +166,14 @@ class Tool:
                 found.append((value, name in self.directories))
         return found
 
+    def url_of(self, arguments: dict[str, Any]) -> str | None:
+        """The call's URL argument, for tools that fetch one (domain rules match its host)."""
+        value = arguments.get(self.url) if self.url else None
+        return value if isinstance(value, str) else None
+
     def headline_of(self, arguments: dict[str, Any]) -> str:
         """The one argument that says what this call is about (the command, the path, the pattern), or ""."""
-        key = self.headline or self.command or (self.paths[0] if self.paths else None)
+        key = self.headline or self.command or self.url or (self.paths[0] if self.paths else None)
         value = arguments.get(key) if key else None
         return value if isinstance(value, str) else ""
 
@@ -168,9 +198,10 @@ def tool(*, name: str, tier: Tier, **facets: Any) -> Callable[[Callable[[ArgsT, 
             tier=tier,
             **facets,
         )
-        unknown = set(declared.paths) - set(args_model.model_fields)
-        if unknown or (declared.command and declared.command not in args_model.model_fields):
-            raise TypeError(f"tool {name}: facets name arguments it does not have: {unknown or declared.command}")
+        named = {*declared.paths, *(a for a in (declared.command, declared.url) if a)}
+        unknown = named - set(args_model.model_fields)
+        if unknown:
+            raise TypeError(f"tool {name}: facets name arguments it does not have: {unknown}")
         return declared
 
     return wrap

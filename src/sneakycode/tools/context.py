@@ -18,6 +18,7 @@ from sneakycode.config import LoadedSettings, Settings, state_dir
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.session.folders import SessionInfo, new_session
 from sneakycode.session.journal import Journal
+from sneakycode.tools.web.cache import WebCache
 from sneakycode.workspace.files import Workspace
 
 if TYPE_CHECKING:
@@ -41,6 +42,12 @@ class ToolContext:
     # A tighter cap than max_output_bytes for this session (the agent sets it from a small context window).
     output_budget: int | None = None
     _jobs: JobTable | None = field(default=None, repr=False)
+    # Whether the session's model accepts images (set by the run's wiring from the model); read_file refuses
+    # images without it.
+    supports_images: bool = False
+    # The deny rule that refuses a URL (set by the permission gate), asked again on every redirect hop.
+    url_denied: Callable[[str], str | None] = field(default=lambda _url: None)
+    web_cache: WebCache = field(default_factory=WebCache)
 
     @property
     def settings(self) -> Settings:

@@ -13,6 +13,14 @@ from pydantic import Field, model_validator
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.context import checkpoint
+from sneakycode.tools.images import (
+    IMAGE_SUFFIXES,
+    MAX_SOURCE_BYTES,
+    TEXT_ONLY_HINT,
+    describe,
+    prepare_image,
+    sniff_image,
+)
 from sneakycode.workspace.window import read_window
 
 if TYPE_CHECKING:
@@ -82,11 +90,19 @@ class ReadFileArgs(ToolArgs):
 )
 def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
     """Read a text file as numbered lines (`cat -n`: number, tab, text), up to 2000 lines from start_line.
-    Read a file before you edit or overwrite it."""
+    Read a file before you edit or overwrite it. Images come back as images."""
     ws = ctx.workspace
+    if Path(args.file_path).suffix.lower() in IMAGE_SUFFIXES:
+        shown_image = _read_image(args.file_path, ctx)
+        if shown_image is not None:
+            return shown_image
     try:
         tf = ws.read_text(args.file_path)
     except ToolError as err:
+        if err.code in (ErrorCode.BINARY_FILE, ErrorCode.FILE_TOO_LARGE):
+            shown_image = _read_image(args.file_path, ctx)
+            if shown_image is not None:
+                return shown_image
         if err.code is ErrorCode.FILE_TOO_LARGE and (args.start_line or args.end_line):
             return _read_large(args, ctx)
         raise
@@ -112,6 +128,33 @@ def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
         message = f"(lines {start}-{last} of {total} in {shown}"
         message += f"; read on with start_line={last + 1})" if last < total else ")"
     return ToolResult.ok("\n".join(out), message, lines=total, start_line=start, end_line=last)
+
+
+def _read_image(user_path: str, ctx: ToolContext) -> ToolResult | None:
+    """The file as an image for the model, or None when its first bytes are not an image's. A model that
+    takes no images gets unsupported_content: the bytes are never shown as text."""
+    opened = ctx.workspace.open_file(user_path)
+    shown = ctx.workspace.display(opened.path)
+    size = opened.info.st_size
+    with opened.fh:
+        head = opened.fh.read(12)
+        media_type = sniff_image(head)
+        if media_type is None:
+            return None
+        kind = media_type.removeprefix("image/").upper()
+        if not ctx.supports_images:
+            raise ToolError(
+                ErrorCode.UNSUPPORTED_CONTENT,
+                f"{shown} is a {kind} image ({size:,} bytes) and the current model does not accept images",
+                hint=TEXT_ONLY_HINT,
+            )
+        if size > MAX_SOURCE_BYTES:
+            raise ToolError(ErrorCode.FILE_TOO_LARGE, f"{shown} is a {size:,}-byte image, over {MAX_SOURCE_BYTES:,}")
+        raw = head + opened.fh.read(MAX_SOURCE_BYTES)
+    image, original = prepare_image(raw, shown)
+    text = f"{describe(shown, image, original)}; it is attached below as an image."
+    return ToolResult(True, text, data={"image": image.media_type, "width": image.width, "height": image.height},
+                      image=image)
 
 
 def _read_large(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:

@@ -29,6 +29,7 @@ TOOL_MODULES = (
     "sneakycode.tools.edit.tools",
     "sneakycode.tools.shell",
     "sneakycode.tools.jobs",
+    "sneakycode.tools.web.tools",
     "sneakycode.tools.tasks",
     "sneakycode.tools.control",
 )

@@ -25,6 +25,7 @@ from urllib.parse import urlparse
 
 import openai
 
+from sneakycode.agent.images import content_text, image_tokens
 from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
 from sneakycode.agent.model.failures import (
     MAX_RETRY_AFTER,
@@ -322,10 +323,14 @@ class OpenAIChatModel:
         if not self._told_estimated:
             self._log("model: the server reports no token usage; estimating it as characters / 4")
             self._told_estimated = True
-        prompt = json.dumps(request.messages) + (json.dumps(request.tools) if request.tools else "")
+        # An image counts by the rule of agent/images.py, not by the length of its base64 text.
+        texts = [{**m, "content": content_text(m.get("content"))} for m in request.messages]
+        prompt = json.dumps(texts) + (json.dumps(request.tools) if request.tools else "")
+        images = sum(image_tokens(m) for m in request.messages)
         reply = turn.content + turn.reasoning + "".join(c.name + c.arguments for c in turn.tool_calls)
         return Usage(
-            prompt_tokens=estimate_text_tokens(prompt), completion_tokens=estimate_text_tokens(reply), estimated=True
+            prompt_tokens=estimate_text_tokens(prompt) + images, completion_tokens=estimate_text_tokens(reply),
+            estimated=True,
         )
 
     def _final_error(self, failure: Failure, retries: int) -> ModelError:

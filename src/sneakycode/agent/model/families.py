@@ -28,3 +28,21 @@ def edit_format_for(model: str | None, configured: str = "auto") -> str:
     if REPLACE_FAMILIES.search(name):
         return "replace"
     return "both"
+
+
+# Model families that take images (checked against the model name the provider is sent). Text-only members of
+# these families (Qwen2.5-Coder, Llama 3.1, gpt-oss) are left out by the patterns themselves.
+VISION_FAMILIES = re.compile(
+    r"gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|(^|[/:])o[34]\b|claude|gemini|gemma-?3|qwen[\d.]*-?vl|qwen3-vl|qvq|llava|bakllava"
+    r"|llama-?3\.2-vision|llama-?4|pixtral|mistral-small-3\.[12]|mistral-medium|minicpm-v|internvl|moondream|glm-4(\.\d)?v"
+    r"|phi-?3\.5-vision|phi-?4-multimodal|grok-(2-)?vision|kimi-vl",
+    re.IGNORECASE,
+)
+
+
+def supports_images_for(model: str | None, configured: bool | None = None) -> bool:
+    """Whether to send images: the configured answer, else whether the model is of a known vision family."""
+    if configured is not None:
+        return configured
+    name = model or ""
+    return VISION_FAMILIES.search(name) is not None and "gpt-oss" not in name.lower()

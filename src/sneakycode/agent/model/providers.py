@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from urllib.parse import urlparse
 
+from sneakycode.agent.model.families import supports_images_for
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
 from sneakycode.process.environment import full_environment
@@ -93,6 +94,8 @@ class ModelConfig:
     retry_backoff: float = 1.0
     local: bool = False
     help: str = ""
+    supports_images: bool = False
+    """Whether the model takes images: the supports_images setting, else the known-vision-model table."""
 
 
 HOSTED_OUTPUT_CAP = 16_384
@@ -245,4 +248,5 @@ def resolve_model_config(
         retry_backoff=settings.retry_backoff,
         local=preset.local,
         help=preset.help,
+        supports_images=supports_images_for(model, settings.supports_images),
     )

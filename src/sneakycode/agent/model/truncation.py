@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sneakycode.agent.images import content_text
 from sneakycode.agent.model.assembly import estimate_text_tokens
 from sneakycode.agent.model.providers import ModelConfig
 from sneakycode.errors import ModelError
@@ -22,7 +23,8 @@ MIN_CHECKED_TOKENS = 1000
 
 def low_prompt_estimate(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
     """A low estimate of the prompt's tokens: the messages' text and calls, and the tool schemas."""
-    text = "".join(str(m.get("content") or "") for m in messages)
+    # Images are left out (their token cost is the server's to count), so the estimate stays low.
+    text = "".join(content_text(m.get("content")) for m in messages)
     for message in messages:
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})

@@ -16,7 +16,7 @@ from sneakycode.cli.text import markup_safe
 from sneakycode.cli.trust_command import trust_requests
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
-from sneakycode.tools.base import ToolContext
+from sneakycode.tools.base import ImagePart, ToolContext
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
@@ -87,7 +87,7 @@ def run_interactive(args: argparse.Namespace) -> int:
                 if not run_slash(slash, line):
                     break
                 continue
-            _run_request(agent, console, line)
+            _run_request(agent, console, line, _attach(console, line, ctx))
     finally:
         agent.cancel.clear()
         killed = ctx.close()  # leaving (Ctrl-D, /exit, a crash) ends every job
@@ -107,6 +107,22 @@ def jobs_line(ctx: ToolContext) -> str | None:
     return " jobs: " + "  ".join(f"[{job.id}] {job.command[:40]}" for job in running) + "  (/jobs)"
 
 
+def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
+    """The images `@shot.png` or a pasted image path attach to this line, for a model that takes them."""
+    from sneakycode.cli.ui.attachments import find_attachments
+
+    found = find_attachments(line, ctx.workspace.root)
+    for problem in found.problems:
+        console.print(f"[yellow]not attached: {markup_safe(problem)}[/]")
+    if found.images and not ctx.supports_images:
+        console.print("[yellow]not attached: this model does not accept images (set supports_images = true if it "
+                      "does)[/]")
+        return []
+    if found.names:
+        console.print(f"[dim]attached {markup_safe(', '.join(found.names))}[/]")
+    return found.images
+
+
 def _invoke(run: PreparedRun, console: Console, line: str) -> None:
     """`/NAME ARGS` for a custom command or skill: expanded (its inline commands asked about as usual), then
     run as one request with its allowed-tools and model in effect."""
@@ -123,13 +139,14 @@ def _invoke(run: PreparedRun, console: Console, line: str) -> None:
         _run_request(run.agent, console, invocation.prompt)
 
 
-def _run_request(agent: Agent, console: Console, request: str) -> None:
-    """One request to the model, with Ctrl-C stopping it and a one-line summary after."""
+def _run_request(agent: Agent, console: Console, request: str, images: list[ImagePart] | None = None) -> None:
+    """One request to the model (with the images it attaches), with Ctrl-C stopping it and a one-line summary
+    after."""
     from sneakycode.cli.startup import cancel_on_sigint
 
     try:
         with cancel_on_sigint(agent.cancel.set):
-            result = agent.run_turn(request)
+            result = agent.run_turn(request, images)
     except SneakyError as exc:
         console.print(f"[red]{markup_safe(str(exc))}[/]")
         return
