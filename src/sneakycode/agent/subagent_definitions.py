@@ -64,8 +64,7 @@ class AgentDefinition:
 def explore() -> AgentDefinition:
     return AgentDefinition(
         "explore",
-        "Searches and reads the code base (read and search tools only) and answers with what it found, so the "
-        "search does not fill your context.",
+        "Reads and searches the code (read-only) and answers with what it found, sparing your context.",
         EXPLORE_PROMPT,
         tools=tuple(t.name for t in all_tools() if t.read_only),
     )

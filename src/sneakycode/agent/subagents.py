@@ -36,7 +36,7 @@ DESCRIPTION_CHARS = 160  # of each definition's description, in the tool's descr
 
 class TaskArgs(ToolArgs):
     agent: str = Field(description="subagent name")
-    prompt: str = Field(description="the whole task: the subagent sees nothing else")
+    prompt: str = Field(description="all it needs: it sees nothing else")
     description: str | None = Field(None, description="3-5 words for the user")
 
 
@@ -94,8 +94,8 @@ class Subagents:
         listed = "; ".join(f"{d.name}: {_clip(d.description, DESCRIPTION_CHARS)}" for d in self.definitions.values())
         return Tool(
             name=TASK_TOOL,
-            description="Run a subagent on a self-contained task in its own context; you get only its final "
-            f"answer. Give it everything it needs in prompt. Agents: {listed}",
+            description="Run a subagent on a self-contained task in its own context; only its final answer "
+            f"comes back. Agents: {listed}",
             args_model=TaskArgs,
             func=self.run,
             tier=Tier.AUTO if read_only else Tier.CONFIRM,

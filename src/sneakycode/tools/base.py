@@ -211,7 +211,7 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """The args schema as sent to the model, stripped of what costs characters on every request and tells the
     model nothing: titles, inlined $refs, `additionalProperties` (we validate ourselves and name unknown
     fields), and the `anyOf [T, null]` + `default: null` wrapping of optional fields (leaving them out of
-    `required` already says they are optional)."""
+    `required` already says they are optional), and `default: false` of optional flags."""
     defs = schema.get("$defs", {})
 
     def walk(node: Any) -> Any:
@@ -219,6 +219,9 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
             if "$ref" in node:
                 return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
             node = _unwrap_optional(node)
+            if node.get("type") == "boolean" and node.get("default") is False:
+                # An optional flag is off unless set; saying so costs 16 characters per flag per request.
+                node = {k: v for k, v in node.items() if k != "default"}
             return {k: walk(v) for k, v in node.items() if k not in ("title", "$defs", "additionalProperties")}
         if isinstance(node, list):
             return [walk(item) for item in node]

@@ -41,7 +41,7 @@ class RunCommandArgs(ToolArgs):
     command: str
     timeout: int | None = Field(None, description="seconds")
     cwd: str | None = None
-    background: bool = Field(False, description="start as a job; see the job tool")
+    background: bool = Field(False, description="run as a job (see job)")
 
 
 # What a background start waits for before it returns: the job's first output, up to this much.
@@ -58,9 +58,9 @@ FIRST_OUTPUT_BYTES = 2048
     guidance="Run tests and commands with run_command; check results instead of assuming them.",
 )
 def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
-    """Run a bash command in the workspace (or `cwd` inside it), stdin closed; returns the output and exit
-    code (non-zero is an error). timeout is in seconds; then its processes are killed. For servers and
-    watchers use background=true. Long output shows head and tail; the full copy is saved."""
+    """Run a bash command in the workspace (or `cwd`), stdin closed; returns output and exit code (non-zero
+    is an error). timeout is in seconds, then its processes are killed; for servers and watchers use
+    background=true. Long output shows head and tail; the full copy is saved."""
     settings = ctx.settings.tools.shell
     timeout = args.timeout if args.timeout is not None else settings.default_timeout
     if not 1 <= timeout <= settings.max_timeout:

@@ -26,8 +26,8 @@ class WriteFileArgs(ToolArgs):
     example={"file_path": "app/utils/helpers.py", "content": "def greet():\n    return 'hello'\n"},
 )
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
-    """Create a file, or overwrite one you have read (parent folders are created). For small changes use
-    an edit tool. Encoding and line endings of an existing file are kept."""
+    """Create a file, or overwrite one you have read (parent folders are created; encoding and line
+    endings are kept). For small changes edit instead."""
     ws = ctx.workspace
     real = ws.resolve(args.file_path)
     shown = ws.display(real)

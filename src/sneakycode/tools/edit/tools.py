@@ -65,9 +65,9 @@ class StrReplaceArgs(ToolArgs):
     "read_file shows) and be unique.",
 )
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
-    """Replace old_str with new_str in a file you have read. old_str must occur once (add context lines)
-    unless replace_all. Line endings, trailing spaces, indentation, curly quotes, aligned spacing and blank
-    lines are matched leniently (reported). Returns the edited lines."""
+    """Replace old_str with new_str in a file you have read. old_str must occur once (add context) unless
+    replace_all. Whitespace, indentation, quotes and blank lines match leniently (reported). Returns the
+    edited lines."""
     ws = ctx.workspace
     _check_strings(args.old_str, args.new_str)
     real = _existing_file(ws, args.file_path)
