@@ -12,58 +12,35 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Collection
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
+from sneakycode.agent.calls import ToolCalls
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
-from sneakycode.agent.events import CallSummary, PermissionEvent, UsageEvent
+from sneakycode.agent.events import CallSummary, UsageEvent
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.hook_points import HookPoints
-from sneakycode.agent.images import tool_images_message, user_message
+from sneakycode.agent.images import user_message
 from sneakycode.agent.prompts import build_system_prompt
-from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, ToolCall
+from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink
+from sneakycode.agent.results import RunResult, RunStatus
 from sneakycode.config import PermissionMode
-from sneakycode.errors import ErrorCode, ModelError, SneakyError
+from sneakycode.errors import ModelError, SneakyError
 from sneakycode.extensions.hooks import HookRunner
-from sneakycode.permissions.gate import Approver, Gate, PreparedCall
+from sneakycode.permissions.gate import Approver, Gate
 from sneakycode.session.checkpoints import Checkpoints
 from sneakycode.session.transcript import Transcript
-from sneakycode.tools.base import ImagePart, Tool, ToolResult
+from sneakycode.tools.base import ImagePart, Tool
 from sneakycode.tools.context import ToolContext
 from sneakycode.tools.registry import all_tools, openai_schemas
 
-RunStatus = Literal["finished", "answered", "turn_limit", "budget", "cancelled", "error"]
 DEFAULT_CONTEXT_WINDOW = 32_768
-MAX_PARALLEL_READS = 4
 RESUMED_NOTE = (
     "\n\nThis session was resumed: files read earlier count as unread, so read a file again before you edit it."
 )
 
 
-@dataclass
-class RunResult:
-    """How one run (one user request) ended; `message` is what the user is told."""
-
-    status: RunStatus
-    message: str
-    turns: int = 0
-    tool_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    usage_estimated: bool = False
-    budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
-
-
-@dataclass
-class _Outcome:
-    result: ToolResult
-    finished: bool = False
-    notes: list[str] | None = None  # what PostToolUse hooks add below the result
-
-
-class Agent:
+class Agent(ToolCalls):
     """Runs requests against one ChatModel in one tool session; `history` is the message list so far."""
 
     def __init__(
@@ -329,139 +306,6 @@ class Agent:
         self._append(message)
         calls: list[CallSummary] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
         self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
-
-    # ---- tool side -------------------------------------------------------------------------------
-
-    def _run_calls(self, calls: list[ToolCall]) -> str | None:
-        """Run a reply's calls in order (adjacent allowed read-only calls together); the finish message or None.
-
-        Each call is prepared (parsed, validated, decided) just before its batch runs, never earlier than the
-        calls before it that may change files, so a decision always sees the files as the call will."""
-        final: str | None = None
-        index = 0
-        ahead: PreparedCall | None = None
-        while index < len(calls):
-            first = ahead if ahead is not None else self._prepare(calls[index])
-            ahead = None
-            batch = [first]
-            if final is None and self._parallel_safe(first):
-                while index + len(batch) < len(calls):
-                    following = self._prepare(calls[index + len(batch)])
-                    if not self._parallel_safe(following):
-                        ahead = following  # prepared while only read-only calls ran: still current
-                        break
-                    batch.append(following)
-            originals = calls[index : index + len(batch)]
-            index += len(batch)
-            for call, prepared in zip(originals, batch, strict=True):
-                headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
-                self.sink.emit(
-                    {"type": "tool_call", "id": call.id, "name": call.name, "arguments": call.arguments,
-                     "headline": headline}
-                )
-            outcomes = self._run_batch(originals, batch, skip_reason=self._skip_reason(final))
-            for call, prepared, outcome in zip(originals, batch, outcomes, strict=True):
-                self._record_result(call, prepared, outcome.result, outcome.notes or [])
-                if outcome.finished and final is None:
-                    final = outcome.result.content
-        if self._images:  # after the reply's last tool message: servers take images only from the user
-            self._append(tool_images_message(self._images))
-            self._images = []
-        return final
-
-    def _prepare(self, call: ToolCall) -> PreparedCall:
-        if call.invalid:  # a call written as text that cannot run: the model is told why and how to write it
-            return PreparedCall(call.name, {}, failure=ToolResult.fail(ErrorCode.INVALID_TOOL_CALL, call.invalid))
-        try:
-            return self.hooks.before_call(self.gate, self.gate.prepare(call.name, call.arguments))
-        except Exception as exc:  # a bug while deciding must not end the run: the call fails instead
-            failure = ToolResult.fail(ErrorCode.INTERNAL_ERROR, f"{call.name} could not be checked: {exc}")
-            return PreparedCall(call.name, {}, failure=failure)
-
-    def _skip_reason(self, final: str | None) -> str | None:
-        if final is not None:
-            return "not run: finish was called earlier in the same reply, which ended the run"
-        if self.cancel.is_set():
-            return "not run: the turn was cancelled"
-        return None
-
-    @staticmethod
-    def _parallel_safe(call: PreparedCall) -> bool:
-        found = call.tool
-        return (
-            call.failure is None and found is not None and found.read_only and not found.ends_run and call.allowed
-        )
-
-    def _run_batch(self, calls: list[ToolCall], batch: list[PreparedCall], skip_reason: str | None) -> list[_Outcome]:
-        if skip_reason is not None:
-            return [_Outcome(ToolResult.fail(ErrorCode.CANCELLED, skip_reason)) for _ in batch]
-        if self.checkpoints and any(p.failure is None and p.tool and not p.tool.read_only for p in batch):
-            self._notice(self.checkpoints.before_turn(self.session_turns))
-        if len(batch) == 1:
-            return [self._run_one(calls[0], batch[0])]
-        with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL_READS, len(batch))) as pool:
-            return list(pool.map(self._run_one, calls, batch))
-
-    def _run_one(self, call: ToolCall, prepared: PreparedCall) -> _Outcome:
-        if self.cancel.is_set():
-            return _Outcome(ToolResult.fail(ErrorCode.CANCELLED, "not run: the turn was cancelled"))
-        verdict = self.gate.check(prepared)
-        if verdict is not None:
-            decision = verdict.decision
-            event: PermissionEvent = {
-                "type": "permission", "id": call.id, "name": call.name, "decision": decision.decision.value,
-                "reason": decision.reason, "rule": decision.rule, "outcome": verdict.outcome,
-            }
-            if verdict.how_to_allow is not None:
-                event["how_to_allow"] = verdict.how_to_allow
-            self.sink.emit(event)
-            if verdict.refusal is not None:
-                return _Outcome(verdict.refusal)
-        result = self._run_safely(prepared)
-        notes = self.hooks.after_call(self.ctx, prepared, result) if prepared.failure is None else []
-        ends_run = prepared.tool is not None and prepared.tool.ends_run
-        return _Outcome(result, finished=ends_run and result.success, notes=notes)
-
-    def _run_safely(self, prepared: PreparedCall) -> ToolResult:
-        """The gate's run, with a bug in a tool turned into a result so the run and the history survive."""
-        try:
-            return self.gate.run(prepared)
-        except Exception as exc:
-            return ToolResult.fail(
-                ErrorCode.INTERNAL_ERROR, f"{prepared.name} failed unexpectedly: {type(exc).__name__}: {exc}"
-            )
-
-    def _record_result(self, call: ToolCall, prepared: PreparedCall, result: ToolResult, notes: list[str]) -> None:
-        text = "\n\n".join([result.render(), *notes])
-        note = self.repeats.note(call, result)
-        if note:
-            text = f"{text}\n\n{note}"
-            self.sink.emit({"type": "notice", "message": note})
-        self._append({"role": "tool", "tool_call_id": call.id, "content": text})
-        if result.image is not None:
-            headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
-            self._images.append((f"{call.name} {headline}".strip(), result.image))
-        self.totals.tool_calls += 1
-        quiet = prepared.tool is not None and prepared.tool.quiet_on_success
-        self.sink.emit(
-            {"type": "tool_result", "id": call.id, "name": call.name, "success": result.success,
-             "code": result.code.value if result.code else None, "content": text, "quiet": quiet}
-        )
-        if result.success and "tasks" in result.data:
-            if self.transcript is not None:
-                self.transcript.write("tasks", tasks=self.ctx.tasks)
-            self.sink.emit({"type": "tasks", "tasks": self.ctx.tasks})
-
-    # ---- bookkeeping -----------------------------------------------------------------------------
-
-    def _append(self, message: dict[str, Any]) -> None:
-        self.history.append(message)
-        if self.transcript is not None:
-            self.transcript.message(message)
-
-    def _notice(self, message: str | None) -> None:
-        if message:
-            self.sink.emit({"type": "notice", "message": message})
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
         self._notice(self.checkpoints.end_of_run(self.session_turns) if self.checkpoints else None)

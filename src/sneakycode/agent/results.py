@@ -1,0 +1,31 @@
+"""How a run ended (RunResult) and how one tool call ended inside it (Outcome)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from sneakycode.tools.base import ToolResult
+
+RunStatus = Literal["finished", "answered", "turn_limit", "budget", "cancelled", "error"]
+
+
+@dataclass
+class RunResult:
+    """How one run (one user request) ended; `message` is what the user is told."""
+
+    status: RunStatus
+    message: str
+    turns: int = 0
+    tool_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    usage_estimated: bool = False
+    budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
+
+
+@dataclass
+class Outcome:
+    result: ToolResult
+    finished: bool = False
+    notes: list[str] | None = None  # what PostToolUse hooks add below the result
