@@ -127,8 +127,8 @@ class TerminalApprover:
         user_path = self.user_config or user_config_path()
         listed = ", ".join(rules)
         self.console.print(f"Always allow [bold]{markup_safe(listed)}[/]:")
-        self.console.print(f"  [s] for this session  [p] saved to the project ({PROJECT_CONFIG})  "
-                           f"[u] saved to your user config ({markup_safe(str(user_path))})  [c] back")
+        self.console.print(f"  \\[s] for this session  \\[p] saved to the project ({PROJECT_CONFIG})  "
+                           f"\\[u] saved to your user config ({markup_safe(str(user_path))})  \\[c] back")
         while True:
             where = self.ask("> ").strip().lower()[:1]
             if where in ("c", "n"):  # "n" is also what a Ctrl-C at this question reads as

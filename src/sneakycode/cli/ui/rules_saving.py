@@ -8,8 +8,8 @@ approves the call in hand; otherwise the gate's exact rule is offered instead.
 
 Config files are edited with tomlkit so the user's comments and layout survive. A project file is covered
 by a trust hash (config/trust.py), so saving to it changes that hash: when the workspace was trusted before
-(or had no repository file at all), the user's own answer re-records trust; an untrusted workspace stays
-untrusted, and the rule applies there only once the user runs `sneakycode trust`.
+(or its files held nothing back waiting for trust), the user's own answer re-records trust; otherwise it
+stays untrusted, and the rule applies there only once the user runs `sneakycode trust`.
 """
 
 from __future__ import annotations
@@ -111,9 +111,14 @@ class Saved:
 def save_to_project(loaded: LoadedSettings, rules: list[str]) -> Saved:
     """Save to the workspace's `.sneakycode/config.toml` and keep the workspace trusted if it was: the user
     made this change, so it does not need their consent a second time."""
+    from sneakycode.cli.trust_command import trust_requests
+
     base = loaded.base or loaded.workspace
     state = trust_state_dir()
-    trusted_before = not repository_files(base) or is_trusted(base, state)
+    # Trusting now grants nothing the user did not already have when the files held nothing back from them
+    # (`trust_requests` is what the trust question would list); --trust-project alone is not consent to record.
+    held_nothing = not loaded.trusted and not trust_requests(loaded)
+    trusted_before = not repository_files(base) or is_trusted(base, state) or held_nothing
     path = base / PROJECT_CONFIG
     add_allow_rules(path, rules)
     if trusted_before:
