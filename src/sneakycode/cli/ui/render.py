@@ -180,7 +180,7 @@ class TerminalSink:
             mark = TASK_MARKS.get(task.get("status", ""), "[?]")
             style = "dim" if task.get("status") == "completed" else ""
             text = markup_safe(str(task.get("content", "")))
-            self.console.print(f"  [magenta]{mark}[/] " + (f"[{style}]{text}[/]" if style else text))
+            self.console.print(f"  [magenta]{markup_safe(mark)}[/] " + (f"[{style}]{text}[/]" if style else text))
 
 
 def pending_asked(pending: _Pending | None) -> bool:
