@@ -22,7 +22,7 @@ from sneakycode.agent.events import Event
 from sneakycode.agent.protocol import ChatModel, EventSink
 from sneakycode.agent.subagent_definitions import AgentDefinition
 from sneakycode.errors import ErrorCode
-from sneakycode.permissions.gate import Approver
+from sneakycode.permissions.gate import Approver, Declined
 from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import Preview, Tier, Tool, ToolArgs, ToolContext, ToolResult
 
@@ -61,7 +61,7 @@ class _OneAtATime:
         self.inner = inner
         self.lock = lock
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
         with self.lock:
             return self.inner.approve(tool_name, arguments, reason)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.extensions.hooks_config import ConfiguredHook, HookSet
-from sneakycode.permissions.gate import Approver
+from sneakycode.permissions.gate import Approver, Declined
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.supervise import ProcessResult, run_process
 from sneakycode.session.transcript import TRANSCRIPT
@@ -202,7 +202,7 @@ class NotifyingApprover:
         self.hooks = hooks
         self.report = report
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
         message = f"SneakyCode needs your permission to use {tool_name}"
         self.report(self.hooks.run("Notification", {"message": message, "tool_name": tool_name}))
         return self.inner.approve(tool_name, arguments, reason)

@@ -25,10 +25,20 @@ from sneakycode.tools.registry import cap_result, get_tool, parse_arguments, run
 Outcome = Literal["denied", "approved", "rejected"]
 
 
-class Approver(Protocol):
-    """Asked only when the permission decision is `ask`; True approves the call."""
+@dataclass(frozen=True)
+class Declined:
+    """A person's "no, do this instead": false like a plain no, and `instead` goes to the model with the refusal."""
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool: ...
+    instead: str
+
+    def __bool__(self) -> bool:
+        return False
+
+
+class Approver(Protocol):
+    """Asked only when the permission decision is `ask`; True approves the call, False or Declined refuses it."""
+
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined: ...
 
 
 @dataclass
@@ -123,10 +133,18 @@ class Gate:
                 "you could not do and how to allow it.",
             )
             return Verdict(decision, "denied", self.capped(refusal), how)
-        if self.approver.approve(call.name, call.arguments, decision.reason):
+        answer = self.approver.approve(call.name, call.arguments, decision.reason)
+        if answer is True:
             return Verdict(decision, "approved")
-        rejection = ToolResult.fail(ErrorCode.REJECTED_BY_USER, f"the user declined {call.name}")
-        return Verdict(decision, "rejected", rejection)
+        if isinstance(answer, Declined) and answer.instead.strip():
+            said = answer.instead.strip()
+            rejection = ToolResult.fail(
+                ErrorCode.REJECTED_BY_USER, f"the user declined {call.name} and said: {said}",
+                hint="Do what the user said instead; do not repeat the declined call.",
+            )
+        else:
+            rejection = ToolResult.fail(ErrorCode.REJECTED_BY_USER, f"the user declined {call.name}")
+        return Verdict(decision, "rejected", self.capped(rejection))
 
     def run(self, call: PreparedCall) -> ToolResult:
         """Run a prepared call (its permission already settled by the caller)."""

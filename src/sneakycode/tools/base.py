@@ -119,6 +119,15 @@ class Preview(NamedTuple):
     syntax: str = "text"
 
 
+class ProposedEdit(NamedTuple):
+    """The file an edit call would leave, computed without writing anything (shown as a diff before approval).
+    `before` is None for a file that does not exist yet."""
+
+    path: str
+    before: str | None
+    after: str
+
+
 @dataclass(frozen=True)
 class Tool:
     """One tool and everything the rest of SneakyCode needs to know about it; nothing outside tools/ lists
@@ -141,6 +150,8 @@ class Tool:
     records_read: bool = False  # a success puts its path in the read ledger; eliding the result un-reads it
     headline: str | None = None  # the argument shown beside the name in one-line displays
     preview: Callable[[dict[str, Any]], Preview] | None = None  # shown before approval (default: the JSON)
+    # For an edit: the file as the call would leave it, against the file as it is now (a ToolError if it would fail).
+    proposed: Callable[[Any, ToolContext], ProposedEdit] | None = None
     example: dict[str, Any] = field(default_factory=dict)  # a typical call, for docs/tools.md
     edit_format: str | None = None  # the edit style it offers ("replace", "patch"); tools.edit_format picks
     guidance: str = ""  # one line of the system prompt, sent only while the tool is offered

@@ -7,7 +7,7 @@ import os
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.base import Preview, ProposedEdit, Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.diagnostics.after_edit import diagnose_edit
 from sneakycode.tools.read import split_lines
 
@@ -17,12 +17,24 @@ class WriteFileArgs(ToolArgs):
     content: str = Field(description="the whole new file")
 
 
+def _proposed_write(args: WriteFileArgs, ctx: ToolContext) -> ProposedEdit:
+    """The new content against the file as it is now (None before: a new file); nothing is written."""
+    ws = ctx.workspace
+    real = ws.resolve(args.file_path)
+    if not os.path.lexists(real):
+        return ProposedEdit(ws.display(real), None, args.content)
+    current = ws.read_text(args.file_path)
+    incoming = args.content.replace("\r\n", "\n") if current.newline == "\r\n" else args.content
+    return ProposedEdit(ws.display(real), current.text, incoming)
+
+
 @tool(
     name="write_file",
     tier=Tier.CONFIRM,
     edits_files=True,
     paths=("file_path",),
     preview=lambda arguments: Preview(str(arguments.get("content", ""))),
+    proposed=_proposed_write,
     example={"file_path": "app/utils/helpers.py", "content": "def greet():\n    return 'hello'\n"},
 )
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
 
@@ -20,10 +21,10 @@ def test_subagent_events_are_marked_with_its_id_and_its_prose_is_not_streamed() 
                "content": "net.py:3: RETRY = 7", "quiet": False, "agent": "explore-1"})
     sink.emit({"type": "subagent", "agent": "explore-1", "phase": "end", "prompt": "find it", "status": "answered",
                "turns": 2})
-    shown = out.getvalue().splitlines()
+    shown = [re.sub(r"ok, [0-9.]+ s$", "ok, N s", line) for line in out.getvalue().splitlines()]
     assert shown == [
         "> subagent explore-1 started",
-        "  explore-1 * grep_files(RETRY)",
-        "  explore-1   -> net.py:3: RETRY = 7",
+        "  explore-1 * grep_files RETRY  ok, N s",
+        "  explore-1     net.py:3: RETRY = 7",
         "> subagent explore-1 ended: answered after 2 turn(s)",
     ]

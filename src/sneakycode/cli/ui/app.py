@@ -41,10 +41,12 @@ def run_interactive(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     answers: PromptSession[str] = PromptSession()
 
-    def approver_for(ctx: ToolContext) -> TerminalApprover:
-        return TerminalApprover(console, lambda text: _ask(answers, text, ctx.cancel))
-
     sink = TerminalSink(console, show_reasoning=args.verbose)
+
+    def approver_for(ctx: ToolContext) -> TerminalApprover:
+        return TerminalApprover(console, lambda text: _ask_key(text, ctx.cancel), ctx=ctx,
+                                read_line=lambda text: answers.prompt(text), pause=sink.pause)
+
     debug_log = (lambda line: console.print(f"[dim]{markup_safe(line)}[/]")) if args.verbose else None
     try:
         loaded = settings_from_args(args, notify=False)
@@ -57,6 +59,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     config, session, agent = run.config, run.session, run.agent
     ctx = session.ctx
+    sink.attach(ctx)
     history_file = state_dir(loaded.settings) / "prompt-history"
     history_file.parent.mkdir(parents=True, exist_ok=True)
     entries = [(name, text) for name, (_, text) in COMMANDS.items()]
@@ -65,7 +68,8 @@ def run_interactive(args: argparse.Namespace) -> int:
                                                completer=SlashCompleter(entries), complete_while_typing=False)
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line, run.extensions,
-                         invoke=lambda line: _invoke(run, console, line), subagents=run.subagents, mcp=run.mcp)
+                         invoke=lambda line: _invoke(run, console, line), subagents=run.subagents, mcp=run.mcp,
+                         last_result=lambda: sink.last_result)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
                   f"{markup_safe(config.context_window_source)}[/]")
@@ -83,11 +87,14 @@ def run_interactive(args: argparse.Namespace) -> int:
                 break
             if not line.strip():
                 continue
-            if line.startswith("/"):
-                if not run_slash(slash, line):
-                    break
-                continue
-            _run_request(agent, console, line, _attach(console, line, ctx))
+            try:
+                if line.startswith("/"):
+                    if not run_slash(slash, line):
+                        break
+                    continue
+                _run_request(agent, console, line, _attach(console, line, ctx))
+            finally:
+                sink.finish()  # nothing stays live under the next prompt
     finally:
         agent.cancel.clear()
         killed = ctx.close()  # leaving (Ctrl-D, /exit, a crash) ends every job
@@ -185,10 +192,13 @@ def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSett
     return True
 
 
-def _ask(answers: PromptSession[str], text: str, cancel: threading.Event) -> str:
-    """An approval answer; Ctrl-C or Ctrl-D at the question declines and stops the turn."""
+def _ask_key(text: str, cancel: threading.Event) -> str:
+    """An approval key; Ctrl-C, Esc or Ctrl-D at the question declines and stops the turn."""
+    from sneakycode.cli.ui.single_key import read_key
+
     try:
-        return answers.prompt(text)
+        return read_key(text)
     except (KeyboardInterrupt, EOFError):
         cancel.set()
         return "n"
+

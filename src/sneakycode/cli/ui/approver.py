@@ -1,25 +1,37 @@
-"""TerminalApprover: shows what a call will do and asks the user; `a` approves the same kind of call for
-the rest of the session (the same tool, or for run_command the same command line)."""
+"""TerminalApprover: shows what a call will do and asks for one key.
+
+y runs it; n refuses; t refuses and asks for a line the model gets with the refusal ("use pytest -q
+instead"); a ("always") shows the allow rule it stands for (rules_saving.py) and asks where it lives: this
+session, the project's config or the user's config. Ctrl-C, Ctrl-D or Esc refuse and stop the turn (the
+caller's `ask` turns them into "n" and sets the cancel flag).
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.syntax import Syntax
 
 from sneakycode.cli.text import markup_safe, printable
-from sneakycode.tools.base import Preview
+from sneakycode.cli.ui.previews import edit_preview, render_rows
+from sneakycode.cli.ui.rules_saving import Saved, allow_for_session, always_rules, save_to_project, save_to_user
+from sneakycode.config import PROJECT_CONFIG, user_config_path
+from sneakycode.permissions.gate import Declined
+from sneakycode.tools.base import Preview, ToolContext
 from sneakycode.tools.registry import get_tool
 
 PREVIEW_LINES = 40
+QUESTION = "[y]es  [n]o  [a]lways...  [t] no, and tell it what to do instead > "
+SAID = {"y": "yes", "n": "no", "t": "no"}
 
 
 def session_key(tool_name: str, arguments: dict[str, Any]) -> str:
-    """What `a` (always) approves for the rest of the session: the same tool, or for a tool that runs a
-    command line, the same command line."""
+    """What "always" approves for the rest of the session when no rule can (an ask rule covers the call):
+    the same tool, or for a tool that runs a command line, the same command line."""
     found = get_tool(tool_name)
     if found is not None and found.command is not None:
         return f"{tool_name}({arguments.get(found.command, '')})"
@@ -36,31 +48,101 @@ def preview(tool_name: str, arguments: dict[str, Any]) -> Preview:
 
 
 class TerminalApprover:
-    def __init__(self, console: Console, ask: Callable[[str], str]) -> None:
+    """`ask` shows a question and returns one key; `read_line` reads the text sent with a `t` refusal;
+    `pause` stops any live display (spinner, streaming) before the question is printed."""
+
+    def __init__(
+        self,
+        console: Console,
+        ask: Callable[[str], str],
+        *,
+        ctx: ToolContext | None = None,
+        read_line: Callable[[str], str] | None = None,
+        pause: Callable[[], None] | None = None,
+        user_config: Path | None = None,
+    ) -> None:
         self.console = console
         self.ask = ask
+        self.ctx = ctx
+        self.read_line = read_line
+        self.pause = pause
+        self.user_config = user_config
         self.always: set[str] = set()
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
+    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
         key = session_key(tool_name, arguments)
         if key in self.always:
             return True
+        if self.pause is not None:
+            self.pause()
+        self._show(tool_name, arguments, reason)
+        while True:
+            answer = self.ask(QUESTION).strip().lower()[:1]
+            if answer in SAID:
+                self.console.print(SAID[answer], style="dim")
+            if answer == "y":
+                return True
+            if answer == "n":
+                return False
+            if answer == "t":
+                return self._instead()
+            if answer == "a" and self._always(tool_name, arguments, key):
+                return True
+
+    def _show(self, tool_name: str, arguments: dict[str, Any], reason: str) -> None:
         found = get_tool(tool_name)
         paths = found.path_arguments(arguments) if found is not None else []
         what = f"{tool_name} {paths[0][0]}" if paths else tool_name
         self.console.print(f"\n[bold yellow]Allow {markup_safe(what)}?[/]  [dim]{markup_safe(reason)}[/]")
+        edit = edit_preview(tool_name, arguments, self.ctx) if self.ctx is not None else None
+        if edit is not None and edit.problem is None:
+            self.console.print(markup_safe(edit.title), style="bold")
+            self.console.print(render_rows(edit.rows), end="")
+            return
+        if edit is not None and edit.problem is not None:
+            self.console.print(f"[yellow]As it stands this edit would fail: {markup_safe(edit.problem)}[/]")
         shown = preview(tool_name, arguments)
         lines = printable(shown.text).splitlines()
         body = "\n".join(lines[:PREVIEW_LINES])
         if len(lines) > PREVIEW_LINES:
             body += f"\n... {len(lines) - PREVIEW_LINES} more lines"
         self.console.print(Syntax(body, shown.syntax, word_wrap=True))
+
+    def _instead(self) -> Declined:
+        if self.read_line is None:
+            return Declined("")
+        try:
+            said = self.read_line("Tell the model what to do instead: ")
+        except (KeyboardInterrupt, EOFError):
+            said = ""
+        return Declined(said.strip())
+
+    def _always(self, tool_name: str, arguments: dict[str, Any], key: str) -> bool:
+        """Show the rule "always" stands for and where it can live; False when the user backs out."""
+        if self.ctx is None:
+            self.always.add(key)
+            return True
+        loaded = self.ctx.loaded
+        rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
+        user_path = self.user_config or user_config_path()
+        listed = ", ".join(rules)
+        self.console.print(f"Always allow [bold]{markup_safe(listed)}[/]:")
+        self.console.print(f"  \\[s] for this session  \\[p] saved to the project ({PROJECT_CONFIG})  "
+                           f"\\[u] saved to your user config ({markup_safe(str(user_path))})  \\[c] back")
         while True:
-            answer = self.ask("[y]es / [n]o / [a]lways for this session > ").strip().lower()
-            if answer in ("y", "yes"):
-                return True
-            if answer in ("n", "no", ""):
+            where = self.ask("> ").strip().lower()[:1]
+            if where in ("c", "n"):  # "n" is also what a Ctrl-C at this question reads as
+                self.console.print("back", style="dim")
                 return False
-            if answer in ("a", "always"):
-                self.always.add(key)
-                return True
+            if where in ("s", "p", "u"):
+                break
+        allow_for_session(loaded, rules)
+        self.always.add(key)
+        if where == "s":
+            self.console.print(f"[dim]allowed for this session: {markup_safe(listed)}[/]")
+            return True
+        saved: Saved = save_to_project(loaded, rules) if where == "p" else save_to_user(rules, user_path)
+        self.console.print(f"[dim]saved {markup_safe(listed)} to {markup_safe(str(saved.path))}[/]")
+        if saved.note:
+            self.console.print(f"[yellow]{markup_safe(saved.note)}[/]")
+        return True

@@ -30,6 +30,7 @@ class SlashContext:
     invoke: Callable[[str], None] | None = None
     subagents: Subagents | None = None
     mcp: McpServers | None = None
+    last_result: Callable[[], str | None] | None = None  # the last tool result, whole (for /expand)
 
 
 def _help(sc: SlashContext, _arg: str) -> bool:
@@ -183,6 +184,16 @@ def _mcp(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
+def _expand(sc: SlashContext, _arg: str) -> bool:
+    """The last tool result in full: the terminal shows results folded to a few lines."""
+    shown = sc.last_result() if sc.last_result is not None else None
+    if shown is None:
+        sc.console.print("No tool result yet.")
+        return True
+    sc.console.print(markup_safe(shown), highlight=False)
+    return True
+
+
 COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "help": (_help, "show this list"),
     "undo": (_undo, "[N] revert this session's last N changes (default all)"),
@@ -197,6 +208,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),
     "stats": (_stats, "tokens and cost of this session"),
+    "expand": (_expand, "show the last tool result whole (results are folded to a few lines)"),
     "exit": (_exit, "leave SneakyCode"),
     "quit": (_exit, "leave SneakyCode"),
 }

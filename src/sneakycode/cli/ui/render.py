@@ -1,40 +1,91 @@
-"""TerminalSink: shows the agent's events as they happen (streamed text, tool calls, results, tasks)."""
+"""TerminalSink: shows the agent's events as they happen. Streamed text as Markdown (markdown_stream.py), a
+spinner while waiting (spinner.py), reasoning dimmed and folded, each tool call as one line with its outcome
+(`* run_command pytest -q  exit 1, 3.2 s`) and its result folded to a few lines (folding.py; `/expand`
+shows the last one whole), an edit that ran without a question as its coloured diff, tasks as a checklist."""
 
 from __future__ import annotations
 
-from rich.console import Console
+import re
+import time
+from dataclasses import dataclass
+
+from rich.console import Console, RenderableType
 
 from sneakycode.agent.events import Event, ToolCallEvent, ToolResultEvent
-from sneakycode.cli.text import markup_safe, printable
+from sneakycode.cli.text import markup_safe
+from sneakycode.cli.ui.folding import fold
+from sneakycode.cli.ui.markdown_stream import MarkdownStream
+from sneakycode.cli.ui.previews import EditPreview, edit_preview, render_rows
+from sneakycode.cli.ui.spinner import LiveArea
+from sneakycode.errors import ToolError
+from sneakycode.tools.base import ToolContext
+from sneakycode.tools.registry import parse_arguments
 
 RESULT_PREVIEW_LINES = 6
+REASONING_LINES = 3
+DIFF_LINES = 30
 TASK_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
+EXIT_CODE = re.compile(r"\bexit(?:ed with)? code (-?\d+)")
 
 
 def summarize_call(event: ToolCallEvent) -> str:
     """One line naming the call's most telling argument (the command, the path or the pattern)."""
     value = event["headline"].replace("\n", " ")
     if value:
-        return f"{event['name']}({value[:100]}{'...' if len(value) > 100 else ''})"
+        return f"{event['name']} {value[:100]}{'...' if len(value) > 100 else ''}"
     if event["arguments"].strip() in ("", "{}"):
-        return f"{event['name']}()"
-    return f"{event['name']}({event['arguments'][:80]})"
+        return event["name"]
+    return f"{event['name']} {event['arguments'][:80]}"
+
+
+def outcome(event: ToolResultEvent, seconds: float | None) -> str:
+    """`exit 1, 3.2 s`, `ok, 0.1 s` or the error code: what happened, in a few words."""
+    found = EXIT_CODE.search(event["content"])
+    what = f"exit {found.group(1)}" if found else "ok" if event["success"] else (event["code"] or "failed")
+    return f"{what}, {seconds:.1f} s" if seconds is not None else what
+
+
+@dataclass
+class _Pending:
+    line: str
+    started: float
+    diff: EditPreview | None = None
+    asked: bool = False
 
 
 class TerminalSink:
-    def __init__(self, console: Console, *, show_reasoning: bool = False) -> None:
+    def __init__(self, console: Console, *, show_reasoning: bool = False, animated: bool | None = None) -> None:
         self.console = console
         self.show_reasoning = show_reasoning
-        self._streaming = False
+        self.ctx: ToolContext | None = None
+        self.tokens = 0
+        self.last_result: str | None = None
+        self.live = LiveArea(console, lambda: self.tokens + self._streamed // 4, animated=animated)
+        self.stream = MarkdownStream(self._print, self.live.set_stream)
+        self._streamed = 0
+        self._pending: dict[str, _Pending] = {}
+        self._tasks: list[dict[str, str]] | None = None
 
-    def _end_stream(self) -> None:
-        if self._streaming:
-            self.console.print()
-            self._streaming = False
+    def attach(self, ctx: ToolContext) -> None:
+        """The session's context: edit calls are shown as diffs of its files."""
+        self.ctx = ctx
+
+    def pause(self) -> None:
+        """Finish the open block and clear the live region: someone is about to be asked something."""
+        self.stream.finish()
+        self.live.stop()
+
+    def finish(self) -> None:
+        """The request ended (answered, stopped or failed): nothing stays live."""
+        self.pause()
+        self._pending.clear()
+
+    def _print(self, renderable: RenderableType) -> None:
+        self.console.print(renderable)
 
     def emit(self, event: Event) -> None:
         if event["type"] == "subagent":
-            self._end_stream()
+            self.stream.finish()
             ended = f": {event.get('status')} after {event.get('turns')} turn(s)" if event["phase"] == "end" else ""
             verb = "started" if event["phase"] == "start" else "ended"
             self.console.print(f"[bold blue]>[/] [blue]subagent {markup_safe(event['agent'])} {verb}{ended}[/]")
@@ -43,33 +94,95 @@ class TerminalSink:
             return  # a subagent's prose and bookkeeping: only its answer (the task result) is shown
         who = f"  [dim]{markup_safe(event['agent'])}[/] " if "agent" in event else ""
         if event["type"] == "text_delta":
-            self.console.print(printable(event["text"]), end="", markup=False, highlight=False)
-            self._streaming = True
+            self.live.set_status(None)
+            self._streamed += len(event["text"])
+            self.stream.feed(event["text"])
             return
-        self._end_stream()
-        if event["type"] == "reasoning" and self.show_reasoning and event["text"]:
-            self.console.print(f"[dim italic]{markup_safe(event['text'])}[/]")
+        if event["type"] == "turn":
+            self.live.set_status("thinking")
+            return
+        if event["type"] == "usage":
+            self.tokens += event["prompt_tokens"] + event["completion_tokens"]
+            self._streamed = 0
+            return
+        self.stream.finish()
+        if event["type"] == "assistant":
+            self.live.set_status(None)
+        elif event["type"] == "reasoning" and event["text"].strip():
+            self._reasoning(event["text"])
         elif event["type"] == "tool_call":
-            self.console.print(f"{who}[bold cyan]*[/] [cyan]{markup_safe(summarize_call(event))}[/]")
-        elif event["type"] == "tool_result" and not (event["success"] and event["quiet"]):
+            self._pending[event["id"]] = _Pending(summarize_call(event), time.monotonic(), self._diff(event))
+            self.live.set_status(f"running {summarize_call(event)[:60]}")
+        elif event["type"] == "tool_result":
             self._result(event, who)
-        elif event["type"] == "permission" and event["outcome"] in ("denied", "rejected"):
-            name, reason = markup_safe(event["name"]), markup_safe(event["reason"])
-            self.console.print(f"{who or '  '}[yellow]{name} {event['outcome']}: {reason}[/]")
+        elif event["type"] == "permission":
+            self._permission(event["id"], event["outcome"])
+            if event["outcome"] in ("denied", "rejected"):
+                name, reason = markup_safe(event["name"]), markup_safe(event["reason"])
+                self.console.print(f"{who or '  '}[yellow]{name} {event['outcome']}: {reason}[/]")
         elif event["type"] == "tasks":
-            for task in event["tasks"]:
-                mark = TASK_MARKS.get(task.get("status", ""), "[?]")
-                self.console.print(f"  [magenta]{mark}[/] {markup_safe(str(task.get('content', '')))}")
+            self._checklist(event["tasks"])
         elif event["type"] == "notice":
             self.console.print(f"{who}[yellow]{markup_safe(event['message'])}[/]")
 
+    def _reasoning(self, text: str) -> None:
+        """Reasoning dimmed, folded to a few lines (all of it with --verbose)."""
+        folded = fold(text, REASONING_LINES if not self.show_reasoning else 10_000)
+        for line in folded.lines:
+            self.console.print(f"[dim italic]  {markup_safe(line)}[/]")
+        if not folded.complete:
+            self.console.print(f"[dim]  {folded.note().replace('/expand shows all', 'reasoning folded')}[/]")
+
+    def _permission(self, call_id: str, result: str) -> None:
+        pending = self._pending.get(call_id)
+        if pending is not None and result == "approved":
+            pending.asked = True
+            pending.started = time.monotonic()  # the time a person took to answer is not the tool's
+
+    def _diff(self, event: ToolCallEvent) -> EditPreview | None:
+        if self.ctx is None or "agent" in event:
+            return None
+        try:
+            arguments = parse_arguments(event["arguments"])
+        except ToolError:  # a malformed call fails on its own; it simply has no diff to show
+            return None
+        return edit_preview(event["name"], arguments, self.ctx)
+
     def _result(self, event: ToolResultEvent, who: str = "") -> None:
-        text = event["content"]
-        lines = text.splitlines() or [""]
-        style = "dim" if event["success"] else "red"
-        shown = lines[:RESULT_PREVIEW_LINES]
-        for index, line in enumerate(shown):
-            prefix = f"{who}  -> " if index == 0 else "     "
-            self.console.print(f"[{style}]{prefix}{markup_safe(line[:200])}[/]")
-        if len(lines) > len(shown):
-            self.console.print(f"[dim]     ... {len(lines) - len(shown)} more lines[/]")
+        self.live.set_status(None)
+        pending = self._pending.pop(event["id"], None)
+        seconds = time.monotonic() - pending.started if pending is not None else None
+        if event["success"] and event["quiet"]:
+            return
+        line = pending.line if pending is not None else event["name"]
+        style = "green" if event["success"] else "red"
+        self.console.print(f"{who}[bold cyan]*[/] [cyan]{markup_safe(line)}[/]  [{style}]{outcome(event, seconds)}[/]")
+        self.last_result = event["content"]
+        diff = pending.diff if pending is not None else None
+        if event["success"] and diff is not None and diff.problem is None and not pending_asked(pending):
+            self.console.print(render_rows(diff.rows, DIFF_LINES), end="")
+            return
+        folded = fold(event["content"], RESULT_PREVIEW_LINES)
+        text_style = "dim" if event["success"] else "red"
+        for index, shown in enumerate(folded.lines):
+            if index == 0 and not shown.strip() and len(folded.lines) > 1:
+                continue
+            self.console.print(f"{who}    [{text_style}]{markup_safe(shown)}[/]", highlight=False)
+        if not folded.complete:
+            self.console.print(f"{who}    [dim]{folded.note()}[/]")
+
+    def _checklist(self, tasks: list[dict[str, str]]) -> None:
+        """The task list, only when it changed since it was last shown."""
+        if tasks == self._tasks:
+            return
+        self._tasks = [dict(task) for task in tasks]
+        for task in tasks:
+            mark = TASK_MARKS.get(task.get("status", ""), "[?]")
+            style = "dim" if task.get("status") == "completed" else ""
+            text = markup_safe(str(task.get("content", "")))
+            self.console.print(f"  [magenta]{markup_safe(mark)}[/] " + (f"[{style}]{text}[/]" if style else text))
+
+
+def pending_asked(pending: _Pending | None) -> bool:
+    """Whether the person already saw this call's diff in the approval question."""
+    return pending is not None and pending.asked

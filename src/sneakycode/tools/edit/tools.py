@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
+from sneakycode.tools.base import Preview, ProposedEdit, Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.diagnostics.after_edit import Diagnosis, diagnose_edit
 from sneakycode.tools.edit.matching import MATCH_LIST_LIMIT, Candidate, Strategy, locate
 from sneakycode.tools.edit.merge import merge_outside_change
@@ -53,12 +53,22 @@ class StrReplaceArgs(ToolArgs):
     replace_all: bool = False
 
 
+def _proposed_replacement(args: StrReplaceArgs, ctx: ToolContext) -> ProposedEdit:
+    """The edit computed by the tool's own matching against the file as it is now; nothing is written."""
+    real = _existing_file(ctx.workspace, args.file_path)
+    shown = ctx.workspace.display(real)
+    before = ctx.workspace.read_text(args.file_path).text
+    edit = compute_str_replace(before, args.old_str, args.new_str, replace_all=args.replace_all, label=shown)
+    return ProposedEdit(shown, before, edit.text)
+
+
 @tool(
     name="str_replace",
     tier=Tier.CONFIRM,
     edits_files=True,
     paths=("file_path",),
     preview=_replacement_preview,
+    proposed=_proposed_replacement,
     example={"file_path": "app/main.py", "old_str": "def old_name():", "new_str": "def new_name():"},
     edit_format="replace",
     guidance="Prefer str_replace for edits: old_str must match the file exactly (without the line numbers "
@@ -205,12 +215,25 @@ class PatchApplyArgs(ToolArgs):
     patch: str
 
 
+def _proposed_patch(args: PatchApplyArgs, ctx: ToolContext) -> ProposedEdit:
+    """The patch applied (hunks placed as the tool places them) to the file as it is now; nothing is written."""
+    ws = ctx.workspace
+    parsed = parse_patch(args.patch)
+    real = ws.resolve(args.file_path)
+    shown = ws.display(real)
+    if parsed.creates:
+        return ProposedEdit(shown, None, created_text(parsed))
+    before = ws.read_text(args.file_path).text
+    return ProposedEdit(shown, before, apply_hunks(before, parsed.hunks, label=shown).text)
+
+
 @tool(
     name="patch_apply",
     tier=Tier.CONFIRM,
     edits_files=True,
     paths=("file_path",),
     preview=lambda arguments: Preview(str(arguments.get("patch", "")), "diff"),
+    proposed=_proposed_patch,
     example={
         "file_path": "app/main.py",
         "patch": "@@ -1,3 +1,3 @@\n import sys\n-print('old')\n+print('new')\n sys.exit(0)\n",
