@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import threading
+from collections.abc import Callable
+from contextlib import nullcontext
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
@@ -12,7 +16,7 @@ from rich.console import Console
 
 from sneakycode import __version__
 from sneakycode.cli.main import ExitCode
-from sneakycode.cli.text import markup_safe
+from sneakycode.cli.text import markup_safe, printable
 from sneakycode.cli.trust_command import trust_requests
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
@@ -20,7 +24,10 @@ from sneakycode.tools.base import ImagePart, ToolContext
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
+    from sneakycode.agent.protocol import EventSink
     from sneakycode.cli.startup import PreparedRun
+    from sneakycode.cli.ui.keys import EscWatcher
+    from sneakycode.permissions.gate import Approver
 
 STATUS_STYLE = {
     "finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "budget": "yellow",
@@ -31,60 +38,78 @@ STATUS_STYLE = {
 def run_interactive(args: argparse.Namespace) -> int:
     from prompt_toolkit.history import FileHistory
 
-    from sneakycode.cli.startup import prepare_run, settings_from_args
     from sneakycode.cli.ui.approver import TerminalApprover
     from sneakycode.cli.ui.commands import COMMANDS, SlashContext, run_slash
     from sneakycode.cli.ui.completion import SlashCompleter
+    from sneakycode.cli.ui.keys import EscWatcher, next_mode, prompt_bindings
     from sneakycode.cli.ui.render import TerminalSink
-    from sneakycode.config import state_dir
+    from sneakycode.cli.ui.status import agent_status, status_text
 
     console = Console(highlight=False)
-    answers: PromptSession[str] = PromptSession()
+    # Created on first use: prompt_toolkit warns "Input is not a terminal" as soon as one exists on a pipe.
+    made: list[PromptSession[str]] = []
+
+    def answers() -> PromptSession[str]:
+        if not made:
+            made.append(PromptSession())
+        return made[0]
+
+    watcher = EscWatcher(lambda: None)
 
     sink = TerminalSink(console, show_reasoning=args.verbose)
 
     def approver_for(ctx: ToolContext) -> TerminalApprover:
-        return TerminalApprover(console, lambda text: _ask_key(text, ctx.cancel), ctx=ctx,
-                                read_line=lambda text: answers.prompt(text), pause=sink.pause)
+        watcher.interrupt = ctx.cancel.set
+        return TerminalApprover(console, lambda text: _ask_paused(watcher, text, ctx.cancel), ctx=ctx,
+                                read_line=lambda text: _read_paused(watcher, answers(), text), pause=sink.pause)
 
     debug_log = (lambda line: console.print(f"[dim]{markup_safe(line)}[/]")) if args.verbose else None
     try:
-        loaded = settings_from_args(args, notify=False)
-        asked = trust_requests(loaded)
-        if asked and _ask_trust(console, answers, loaded, asked):
-            loaded = settings_from_args(args, notify=False)
-        run = prepare_run(args, loaded, sink, approver_for, debug_log)
+        run, loaded = _prepare(args, console, answers, sink, approver_for, debug_log)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     config, session, agent = run.config, run.session, run.agent
     ctx = session.ctx
     sink.attach(ctx)
-    history_file = state_dir(loaded.settings) / "prompt-history"
+    history_file = prompt_history_path(loaded)
     history_file.parent.mkdir(parents=True, exist_ok=True)
     entries = [(name, text) for name, (_, text) in COMMANDS.items()]
     entries += [entry for entry in run.extensions.slash_entries() if entry[0] not in COMMANDS]
-    prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history_file)),
-                                               completer=SlashCompleter(entries), complete_while_typing=False)
+    prompt: PromptSession[str] = PromptSession(
+        history=FileHistory(str(history_file)), completer=SlashCompleter(entries, ctx.workspace.root),
+        complete_while_typing=False, multiline=True, prompt_continuation=". ",
+        key_bindings=prompt_bindings(lambda: agent.set_mode(next_mode(agent.mode))),
+    )
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line, run.extensions,
-                         invoke=lambda line: _invoke(run, console, line), subagents=run.subagents, mcp=run.mcp,
+                         invoke=lambda line: _invoke(run, console, line, watcher), subagents=run.subagents,
+                         mcp=run.mcp, run=run, send=lambda text: _run_request(agent, console, text, watcher=watcher),
                          last_result=lambda: sink.last_result)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
                   f"{markup_safe(config.context_window_source)}[/]")
     console.print(f"workspace {markup_safe(str(ctx.workspace.root))}  session {ctx.session_id}"
                   + ("  (resumed)" if session.saved else ""))
-    console.print("[dim]Type a task. /help lists commands; Ctrl-C stops a turn; Ctrl-D leaves.[/]")
+    console.print("[dim]Type a task. /help lists commands; @file attaches a file, !cmd runs one; Esc stops a turn; "
+                  "Shift+Tab cycles the mode; Ctrl-D leaves.[/]")
     agent.start_session("resume" if session.saved else "startup")
+    shared: list[str] = []  # what `!cmd` printed, for the next request
+    armed = False  # Ctrl-C once on an empty line: the next one leaves
     try:
         while True:
             try:
-                line = prompt.prompt("> ", bottom_toolbar=lambda: jobs_line(ctx))
+                line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(agent_status(agent, run.config.model)))
             except KeyboardInterrupt:
-                continue
+                if prompt.default_buffer.text.strip() or not armed:
+                    armed = not prompt.default_buffer.text.strip()
+                    if armed:
+                        console.print("[dim]Ctrl-C again leaves (or Ctrl-D).[/]")
+                    continue
+                break
             except EOFError:
                 break
+            armed = False
             if not line.strip():
                 continue
             try:
@@ -92,7 +117,12 @@ def run_interactive(args: argparse.Namespace) -> int:
                     if not run_slash(slash, line):
                         break
                     continue
-                _run_request(agent, console, line, _attach(console, line, ctx))
+                if line.startswith("!"):
+                    shared.append(_user_command(agent, console, line[1:].strip(), watcher))
+                    continue
+                request = _with_mentions(agent, console, line)
+                _run_request(agent, console, "\n\n".join([*shared, request]), _attach(console, line, ctx), watcher)
+                shared.clear()
             finally:
                 sink.finish()  # nothing stays live under the next prompt
     finally:
@@ -106,12 +136,75 @@ def run_interactive(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def jobs_line(ctx: ToolContext) -> str | None:
-    """The status line under the prompt: running jobs, or nothing when there are none."""
-    running = ctx.jobs.running()
-    if not running:
-        return None
-    return " jobs: " + "  ".join(f"[{job.id}] {job.command[:40]}" for job in running) + "  (/jobs)"
+def _prepare(
+    args: argparse.Namespace,
+    console: Console,
+    answers: Callable[[], PromptSession[str]],
+    sink: EventSink,
+    approver_for: Callable[[ToolContext], Approver | None],
+    debug_log: Callable[[str], None] | None,
+) -> tuple[PreparedRun, LoadedSettings]:
+    """Settings (with the trust question), then the run; with no provider configured and a terminal attached,
+    the first-run setup, then the run it configured. A ConfigError says why no run can start."""
+    from sneakycode.agent.model.providers import SETUP_HELP
+    from sneakycode.cli.startup import prepare_run, settings_from_args
+    from sneakycode.cli.ui.setup_wizard import keyring_key, run_setup
+    from sneakycode.config import user_config_path
+
+    loaded = settings_from_args(args, notify=False)
+    asked = trust_requests(loaded)
+    if asked and _ask_trust(console, answers(), loaded, asked):
+        loaded = settings_from_args(args, notify=False)
+    try:
+        return prepare_run(args, loaded, sink, approver_for, debug_log), loaded
+    except ConfigError as exc:
+        stored = keyring_key(loaded.settings.provider) if loaded.settings.provider and not args.api_key else None
+        if stored is not None and "API key" in str(exc):
+            args.api_key = stored
+        elif str(exc) != SETUP_HELP or not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise
+        else:
+            choice = run_setup(console, lambda text, secret: answers().prompt(text, is_password=secret),
+                               user_config_path())
+            if choice is None:
+                raise
+            args.api_key = args.api_key or choice.api_key
+            loaded = settings_from_args(args, notify=False)
+    return prepare_run(args, loaded, sink, approver_for, debug_log), loaded
+
+
+def prompt_history_path(loaded: LoadedSettings) -> Path:
+    """The prompt's history file, one per workspace, so Up brings back what was typed here."""
+    from sneakycode.config import state_dir
+
+    digest = hashlib.sha256(str(loaded.workspace).encode("utf-8")).hexdigest()[:16]
+    return state_dir(loaded.settings) / "prompt-history" / digest
+
+
+def _with_mentions(agent: Agent, console: Console, line: str) -> str:
+    """The request for `line`: its words, then the files and folder listings its `@PATH`s attach."""
+    from sneakycode.cli.ui.mentions import expand_mentions
+
+    found = expand_mentions(line, agent.gate)
+    for problem in found.problems:
+        console.print(f"[yellow]not attached: {markup_safe(problem)}[/]")
+    if found.names:
+        console.print(f"[dim]attached {markup_safe(', '.join(found.names))}[/]")
+    return found.request(line)
+
+
+def _user_command(agent: Agent, console: Console, command: str, watcher: EscWatcher) -> str:
+    """`!cmd`: the user's command in the workspace, its output shown, and what the next request will carry."""
+    from sneakycode.cli.startup import cancel_on_sigint
+    from sneakycode.cli.ui.mentions import command_context, run_user_command
+
+    agent.cancel.clear()
+    with cancel_on_sigint(agent.cancel.set), watcher.watching():
+        result = run_user_command(command, agent.ctx)
+    agent.cancel.clear()
+    console.print(printable(result.render()), markup=False, highlight=False)
+    console.print("[dim](shared with the model in your next message)[/]")
+    return command_context(command, result)
 
 
 def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
@@ -130,7 +223,7 @@ def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
     return found.images
 
 
-def _invoke(run: PreparedRun, console: Console, line: str) -> None:
+def _invoke(run: PreparedRun, console: Console, line: str, watcher: EscWatcher | None = None) -> None:
     """`/NAME ARGS` for a custom command or skill: expanded (its inline commands asked about as usual), then
     run as one request with its allowed-tools and model in effect."""
     from sneakycode.cli.invocations import expand, in_effect
@@ -143,16 +236,17 @@ def _invoke(run: PreparedRun, console: Console, line: str) -> None:
     for notice in invocation.notices:
         console.print(f"[yellow]{markup_safe(notice)}[/]")
     with in_effect(run, invocation):
-        _run_request(run.agent, console, invocation.prompt)
+        _run_request(run.agent, console, invocation.prompt, watcher=watcher)
 
 
-def _run_request(agent: Agent, console: Console, request: str, images: list[ImagePart] | None = None) -> None:
-    """One request to the model (with the images it attaches), with Ctrl-C stopping it and a one-line summary
-    after."""
+def _run_request(agent: Agent, console: Console, request: str, images: list[ImagePart] | None = None,
+                 watcher: EscWatcher | None = None) -> None:
+    """One request to the model (with the images it attaches), with Esc or Ctrl-C stopping it and a one-line
+    summary after."""
     from sneakycode.cli.startup import cancel_on_sigint
 
     try:
-        with cancel_on_sigint(agent.cancel.set):
+        with cancel_on_sigint(agent.cancel.set), watcher.watching() if watcher else nullcontext():
             result = agent.run_turn(request, images)
     except SneakyError as exc:
         console.print(f"[red]{markup_safe(str(exc))}[/]")
@@ -190,6 +284,18 @@ def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSett
         return False
     record_trust(loaded.base, trust_state_dir())
     return True
+
+
+def _ask_paused(watcher: EscWatcher, text: str, cancel: threading.Event) -> str:
+    """An approval key mid-turn: the Esc watcher lets go of the terminal while it is asked."""
+    with watcher.paused():
+        return _ask_key(text, cancel)
+
+
+def _read_paused(watcher: EscWatcher, answers: PromptSession[str], text: str) -> str:
+    """A line typed at an approval ("what to do instead"), with the Esc watcher paused."""
+    with watcher.paused():
+        return answers.prompt(text)
 
 
 def _ask_key(text: str, cancel: threading.Event) -> str:

@@ -11,16 +11,19 @@ from rich.console import Console
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.subagents import Subagents
 from sneakycode.cli.text import markup_safe
+from sneakycode.cli.ui import model_commands, session_commands
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.extensions.invocation import Extensions
 
 if TYPE_CHECKING:
+    from sneakycode.cli.startup import PreparedRun
     from sneakycode.extensions.mcp.manager import McpServers
 
 
 @dataclass
 class SlashContext:
-    """`run_request` runs one request the way a typed task runs (a custom command's expansion, say)."""
+    """`invoke` runs an extension command line; `send` runs one plain request the way a typed task runs;
+    `run` is the session's wiring (the model config /model replaces)."""
 
     agent: Agent
     loaded: LoadedSettings
@@ -31,6 +34,8 @@ class SlashContext:
     subagents: Subagents | None = None
     mcp: McpServers | None = None
     last_result: Callable[[], str | None] | None = None  # the last tool result, whole (for /expand)
+    run: PreparedRun | None = None
+    send: Callable[[str], None] | None = None
 
 
 def _help(sc: SlashContext, _arg: str) -> bool:
@@ -39,7 +44,8 @@ def _help(sc: SlashContext, _arg: str) -> bool:
     for name, text in sc.extensions.slash_entries():
         if name not in COMMANDS:
             sc.console.print(f"  [bold]/{markup_safe(name)}[/] {markup_safe(text)}")
-    sc.console.print("  Ctrl-C stops the running turn; Ctrl-D (or /exit) leaves.")
+    sc.console.print("  Esc or Ctrl-C stops the running turn; Shift+Tab cycles the mode; Ctrl-D (or /exit) leaves.")
+    sc.console.print("  @PATH attaches a file or folder listing; !COMMAND runs a command and shares its output.")
     return True
 
 
@@ -171,11 +177,6 @@ def _stats(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
-def _model(sc: SlashContext, _arg: str) -> bool:
-    sc.console.print(markup_safe(sc.model_line))
-    return True
-
-
 def _mcp(sc: SlashContext, _arg: str) -> bool:
     from sneakycode.cli.mcp_command import servers_report
 
@@ -203,7 +204,13 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "tasks": (_tasks, "show the task list"),
     "clear": (_clear, "start a fresh conversation in the same session"),
     "agents": (_agents, "list the subagents the task tool can run"),
-    "model": (_model, "show the provider and model in use"),
+    "model": (model_commands.model, "[NAME] list the server's models, or switch to NAME for this session"),
+    "config": (model_commands.config, "[all] the effective settings and where each came from"),
+    "compact": (session_commands.compact, "[FOCUS] summarise the conversation so far (keeping FOCUS in detail)"),
+    "diff": (session_commands.diff, "everything this session changed, as a diff"),
+    "init": (session_commands.init, "have the model write or update AGENTS.md for this repository"),
+    "resume": (session_commands.resume, "[N] list recent sessions, or continue session N's conversation here"),
+    "export": (session_commands.export, "[FILE] save the conversation as Markdown"),
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),

@@ -6,6 +6,7 @@ shows the last one whole), an edit that ran without a question as its coloured d
 from __future__ import annotations
 
 import re
+import threading
 import time
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ from sneakycode.tools.base import ToolContext
 from sneakycode.tools.registry import parse_arguments
 
 RESULT_PREVIEW_LINES = 6
+STILL_RUNNING_AFTER = 2.0  # seconds before a call without a spinner is said to be running
 REASONING_LINES = 3
 DIFF_LINES = 30
 TASK_MARKS = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]"}
@@ -65,6 +67,7 @@ class TerminalSink:
         self._streamed = 0
         self._pending: dict[str, _Pending] = {}
         self._tasks: list[dict[str, str]] | None = None
+        self._timers: dict[str, threading.Timer] = {}
 
     def attach(self, ctx: ToolContext) -> None:
         """The session's context: edit calls are shown as diffs of its files."""
@@ -74,6 +77,8 @@ class TerminalSink:
         """Finish the open block and clear the live region: someone is about to be asked something."""
         self.stream.finish()
         self.live.stop()
+        for timer in self._timers.values():  # nothing may print into the question
+            timer.cancel()
 
     def finish(self) -> None:
         """The request ended (answered, stopped or failed): nothing stays live."""
@@ -113,6 +118,7 @@ class TerminalSink:
         elif event["type"] == "tool_call":
             self._pending[event["id"]] = _Pending(summarize_call(event), time.monotonic(), self._diff(event))
             self.live.set_status(f"running {summarize_call(event)[:60]}")
+            self._watch(event["id"], f"{who}[dim]  running {markup_safe(summarize_call(event))}[/]")
         elif event["type"] == "tool_result":
             self._result(event, who)
         elif event["type"] == "permission":
@@ -124,6 +130,20 @@ class TerminalSink:
             self._checklist(event["tasks"])
         elif event["type"] == "notice":
             self.console.print(f"{who}[yellow]{markup_safe(event['message'])}[/]")
+
+    def _watch(self, call_id: str, line: str) -> None:
+        """Without a spinner nothing says what runs: a call still going after a moment gets a line, so a long
+        command does not look like a hang (an approval question cancels the timer; approval restarts it)."""
+        if self.live.animated:
+            return
+        timer = threading.Timer(STILL_RUNNING_AFTER, self._still_running, (call_id, line))
+        timer.daemon = True
+        self._timers[call_id] = timer
+        timer.start()
+
+    def _still_running(self, call_id: str, line: str) -> None:
+        if call_id in self._pending and self._timers.get(call_id) is not None:
+            self.console.print(line)
 
     def _reasoning(self, text: str) -> None:
         """Reasoning dimmed, folded to a few lines (all of it with --verbose)."""
@@ -138,6 +158,7 @@ class TerminalSink:
         if pending is not None and result == "approved":
             pending.asked = True
             pending.started = time.monotonic()  # the time a person took to answer is not the tool's
+            self._watch(call_id, f"[dim]  running {markup_safe(pending.line)}[/]")
 
     def _diff(self, event: ToolCallEvent) -> EditPreview | None:
         if self.ctx is None or "agent" in event:
@@ -151,6 +172,9 @@ class TerminalSink:
     def _result(self, event: ToolResultEvent, who: str = "") -> None:
         self.live.set_status(None)
         pending = self._pending.pop(event["id"], None)
+        timer = self._timers.pop(event["id"], None)
+        if timer is not None:
+            timer.cancel()
         seconds = time.monotonic() - pending.started if pending is not None else None
         if event["success"] and event["quiet"]:
             return

@@ -1,0 +1,94 @@
+"""Slash commands about the model and the settings: /model [NAME] (list the server's models, switch
+mid-session) and /config (the effective settings and where each came from)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from sneakycode.cli.text import markup_safe
+
+if TYPE_CHECKING:
+    from sneakycode.cli.startup import PreparedRun
+    from sneakycode.cli.ui.commands import SlashContext
+
+LIST_TIMEOUT = 5.0
+
+
+def model_line(run: PreparedRun) -> str:
+    config = run.config
+    return f"{config.model} via {config.provider} ({config.base_url})"
+
+
+def switch_model(run: PreparedRun, name: str) -> None:
+    """Go on with model `name` on the same server: a new client, the window and price that model has, the
+    same conversation and session."""
+    from sneakycode.agent.model.client import build_chat_model
+    from sneakycode.agent.model.families import supports_images_for
+    from sneakycode.agent.model.pricing import price_for
+    from sneakycode.cli.startup import with_server_window
+
+    settings = run.agent.ctx.settings
+    config = with_server_window(replace(
+        run.config, model=name, model_source="the /model command",
+        supports_images=supports_images_for(name, settings.supports_images),
+    ))
+    agent = run.agent
+    agent.model = build_chat_model(config, tool_calls=settings.tool_calls)
+    agent.context.window = config.context_window
+    agent.ctx.output_budget = agent.context.output_budget()
+    agent.ctx.supports_images = config.supports_images
+    agent.spending.price = price_for(settings, config.provider, config.model)
+    run.config = config
+
+
+def model(sc: SlashContext, arg: str) -> bool:
+    """`/model`: the model in use and the ones the server lists; `/model NAME` switches to NAME."""
+    from sneakycode.agent.model.providers import list_models
+
+    run = sc.run
+    if run is None:
+        sc.console.print(markup_safe(sc.model_line))
+        return True
+    try:
+        offered: list[str] | None = list_models(run.config.base_url, run.config.api_key, LIST_TIMEOUT)
+    except (OSError, ValueError) as exc:
+        offered = None
+        problem = f"{run.config.base_url}/models did not answer ({exc})"
+    if not arg:
+        sc.console.print(f"model: {markup_safe(model_line(run))}")
+        if offered is None:
+            sc.console.print(f"[yellow]{markup_safe(problem)}[/]")
+        for name in offered or []:
+            mark = "*" if name == run.config.model else " "
+            sc.console.print(f"  {mark} {markup_safe(name)}")
+        sc.console.print("[dim]/model NAME switches for the rest of this session.[/]")
+        return True
+    if offered is not None and arg not in offered:
+        close = [name for name in offered if arg.lower() in name.lower()]
+        hint = f"; did you mean {', '.join(close[:5])}?" if close else "; /model lists them"
+        sc.console.print(f"[red]{markup_safe(arg)} is not among the server's models{markup_safe(hint)}[/]")
+        return True
+    switch_model(run, arg)
+    sc.model_line = model_line(run)
+    sc.console.print(f"model set to {markup_safe(arg)} (context window {run.config.context_window:,} tokens)")
+    return True
+
+
+def config(sc: SlashContext, arg: str) -> bool:
+    """`/config`: every setting that some layer set, with the layer; `/config all` adds the defaults."""
+    from sneakycode.config.sources import flatten
+
+    loaded = sc.loaded
+    values = flatten(loaded.settings.model_dump(mode="json"))
+    shown = 0
+    for key, value in sorted(values.items()):
+        origin = loaded.origin_of(key)
+        if origin == "default" and arg != "all":
+            continue
+        sc.console.print(f"  {markup_safe(key)} = {markup_safe(repr(value))}  [dim]({markup_safe(origin)})[/]")
+        shown += 1
+    if not shown:
+        sc.console.print("Every setting has its default.")
+    sc.console.print("[dim]/config all lists the defaults too; docs/config.md describes every key.[/]")
+    return True
