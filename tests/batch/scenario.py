@@ -64,8 +64,8 @@ def write_tasks(path: Path, tasks: list[dict[str, Any]]) -> Path:
 def six_tasks(root: Path, *, delay: float = 0.0, only_done: bool = False) -> Iterator[Scenario]:
     """Six tasks over three repositories. `only_done`: every script answers "Done." (three times, so a task
     run again after a kill still has replies), for tests that count requests rather than diffs."""
-    r1 = make_repo(root, "r1", {"a.py": "a = 1\n"})
-    r2 = make_repo(root, "r2", {"README.md": "two\n"})
+    make_repo(root, "r1", {"a.py": "a = 1\n"})
+    make_repo(root, "r2", {"README.md": "two\n"})
     r3 = make_repo(root, "r3", {"main.txt": "three\n"})
     git(r3, "checkout", "-qb", "feature")
     (r3 / "feature.txt").write_text("on the branch\n", encoding="utf-8")

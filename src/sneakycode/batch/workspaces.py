@@ -7,8 +7,11 @@ A copy left by a run that was killed is removed and made again, so a resumed tas
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +52,23 @@ def _git(args: list[str], cwd: Path, timeout: float = GIT_TIMEOUT) -> str:
     return result.stdout.decode("utf-8", "replace")
 
 
+@contextmanager
+def _repository_lock(repo: Path) -> Iterator[None]:
+    """One worktree change at a time per repository, across threads, processes and Ray workers: `worktree
+    prune` would drop a worktree another task is adding (its folder not written yet), and git's own locks
+    make a concurrent `worktree add` fail instead of wait. flock, because it is all this needs and is
+    released by the kernel if the holder dies."""
+    lock_path = repo / ".git" / "sneakycode-batch.lock"
+    if not lock_path.parent.is_dir():  # a bare repository or a .git file: lock beside the repository instead
+        lock_path = repo.parent / f".{repo.name}.sneakycode-batch.lock"
+    with lock_path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def prepare_copy(task: TaskSpec, tasks_dir: Path) -> TaskCopy:
     """A fresh copy of the task's repository at its ref; raises TaskSetupError saying what failed."""
     target = tasks_dir / task.id
@@ -59,10 +79,11 @@ def prepare_copy(task: TaskSpec, tasks_dir: Path) -> TaskCopy:
         _git(["checkout", "--quiet", "--detach", task.ref or "HEAD"], target)
     else:
         repo = Path(task.repo)
-        if target.exists():
-            shutil.rmtree(target, ignore_errors=True)
-        _git(["worktree", "prune"], repo)  # forget a copy a killed run left behind
-        _git(["worktree", "add", "--quiet", "--force", "--detach", str(target), task.ref or "HEAD"], repo)
+        with _repository_lock(repo):
+            if target.exists():
+                shutil.rmtree(target, ignore_errors=True)
+            _git(["worktree", "prune"], repo)  # forget a copy a killed run left behind
+            _git(["worktree", "add", "--quiet", "--force", "--detach", str(target), task.ref or "HEAD"], repo)
     return TaskCopy(target, _git(["rev-parse", "HEAD"], target).strip())
 
 
@@ -89,5 +110,5 @@ def remove_copy(task: TaskSpec, tasks_dir: Path) -> None:
     target = tasks_dir / task.id
     shutil.rmtree(target, ignore_errors=True)
     if not task.is_url:
-        with contextlib.suppress(TaskSetupError):
+        with contextlib.suppress(TaskSetupError), _repository_lock(Path(task.repo)):
             _git(["worktree", "prune"], Path(task.repo))
