@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,6 +21,10 @@ from rich.table import Table
 from sneakycode.cli.main import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sneakycode.batch.engine import BatchConfig
+    from sneakycode.batch.spec import TaskSpec
 
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +42,7 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_batch_command(args: argparse.Namespace) -> int:
     from sneakycode.batch.engine import BatchConfig
-    from sneakycode.batch.spec import from_swebench, load_tasks
+    from sneakycode.batch.spec import from_swebench, load_tasks  # lazy: `sneakycode --help` stays light
 
     err = Console(stderr=True)
     try:
@@ -58,7 +62,7 @@ def run_batch_command(args: argparse.Namespace) -> int:
     return _run(tasks, config, err)
 
 
-def _run(tasks: list[Any], config: Any, err: Console) -> int:
+def _run(tasks: list[TaskSpec], config: BatchConfig, err: Console) -> int:
     from sneakycode.batch.engine import BatchProgress, run_batch
 
     stop = threading.Event()
