@@ -127,3 +127,26 @@ def test_the_rate_limiter_holds_429s_and_slows_every_task(tmp_path: Path) -> Non
     assert later and all(gap >= 1.4 for gap in later), later
     summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
     assert summary["rate_limit"]["held_429"] == 1 and summary["rate_limit"]["throttled"] >= 1
+
+
+def test_ctrl_c_stops_new_tasks_ends_running_ones_cleanly_and_writes_the_summary(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path, "r", {"a.txt": "a\n"})
+    script = {"steps": [{"fault": "hang", "seconds": 60}, done(), done()]}
+    with ScriptedServer(script) as server:
+        tasks = write_tasks(tmp_path / "tasks.jsonl", [
+            {"id": f"t{n}", "repo": str(repo), "prompt": "p", "base_url": server.base_url, "model": "m"}
+            for n in range(3)])  # fmt: skip
+        out = tmp_path / "out"
+        argv = [sys.executable, "-m", "sneakycode.cli.main", "batch", str(tasks), "--out", str(out), "--workers", "1"]
+        runner = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while not server.chat_requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        runner.send_signal(signal.SIGINT)
+        _, stderr = runner.communicate(timeout=60)
+    assert runner.returncode == 130, stderr
+    assert results(out) == []  # the cancelled task has no line, so --resume runs it again
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert (summary["cancelled"], summary["not_started"]) == (1, 2)
+    transcript = next((out / "sessions" / "t0" / "sessions").glob("*/transcript.jsonl"))
+    assert all(json.loads(line) for line in transcript.read_text(encoding="utf-8").splitlines())
