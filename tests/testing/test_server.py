@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -260,3 +261,12 @@ def test_runs_as_a_subprocess_that_prints_its_url_and_records_requests(tmp_path:
     assert reply.choices[0].message.content == "from a subprocess"
     [line] = record.read_text().splitlines()
     assert json.loads(line)["body"]["messages"] == USER and json.loads(line)["status"] == 200
+
+
+def test_a_scripted_delay_holds_every_chat_answer() -> None:
+    with ScriptedServer({"steps": [{"content": "slow"}], "delay": 0.3}) as server:
+        sdk = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=0)
+        started = time.monotonic()
+        reply = sdk.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+        assert time.monotonic() - started >= 0.3
+    assert reply.choices[0].message.content == "slow"

@@ -144,7 +144,8 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
     result: RunResult | None = None
     code = ExitCode.OK
     try:
-        with cancel_on_sigint(agent.cancel.set), (in_effect(run, invocation) if invocation else nullcontext()):
+        invoked = in_effect(run, invocation) if invocation else nullcontext()
+        with cancel_on_sigint(agent.cancel.set, sigterm=True), invoked:
             agent.start_session("resume" if session.saved else "startup")
             for request in _chain(tasks, messages):
                 result = agent.run_turn(request, images if request is task else None)

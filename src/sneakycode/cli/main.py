@@ -22,7 +22,7 @@ class ExitCode(IntEnum):
     TURN_LIMIT = 3  # the older name of BUDGET
     INTERRUPTED = 130
 
-SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust")
+SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch")
 
 
 MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
@@ -51,7 +51,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust "
+            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -154,6 +154,10 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
             "changes."
         )
         parser.add_argument("--revoke", action="store_true", help="stop trusting this workspace")
+    elif name == "batch":
+        from sneakycode.cli.batch import add_batch_arguments
+
+        add_batch_arguments(parser)
     _add_workspace(parser)
     return parser
 
@@ -207,6 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.trust_command import run_trust_command
 
         return run_trust_command(args)
+    if name == "batch":
+        from sneakycode.cli.batch import run_batch_command
+
+        return run_batch_command(args)
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)

@@ -87,9 +87,9 @@ def settings_from_args(args: argparse.Namespace, *, notify: bool = True) -> Load
 
 
 @contextmanager
-def cancel_on_sigint(cancel: Callable[[], None]) -> Iterator[None]:
-    """The first SIGINT cancels the run cleanly (the turn closes, the transcript stays valid); a second one
-    raises KeyboardInterrupt at once."""
+def cancel_on_sigint(cancel: Callable[[], None], *, sigterm: bool = False) -> Iterator[None]:
+    """The first SIGINT (with `sigterm`, SIGTERM too: how `sneakycode batch` stops a headless run) cancels the
+    run cleanly (the turn closes, the transcript stays valid); a second one raises KeyboardInterrupt at once."""
     pressed: list[bool] = []
 
     def handler(signum: int, frame: object) -> None:
@@ -98,11 +98,12 @@ def cancel_on_sigint(cancel: Callable[[], None]) -> Iterator[None]:
         pressed.append(True)
         cancel()
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, *([signal.SIGTERM] if sigterm else []))}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, earlier in previous.items():
+            signal.signal(sig, earlier)
 
 
 @dataclass

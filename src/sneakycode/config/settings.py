@@ -179,6 +179,19 @@ class McpSettings(_Strict):
     )
 
 
+class BatchSettings(_Strict):
+    requests_per_minute: int | None = Field(
+        None, ge=1, description="Model requests per minute all of a batch's tasks share (unset: no limit but 429s)."
+    )
+    tokens_per_minute: int | None = Field(
+        None, ge=1, description="Prompt tokens per minute (estimated from request size) a batch's tasks share."
+    )
+    num_cpus: float = Field(1.0, gt=0, description="CPUs the Ray executor reserves for each task.")
+    task_timeout: float = Field(
+        1800.0, gt=0, description="Seconds one batch task (setup, agent, test) may run when its line gives none."
+    )
+
+
 class Settings(_Strict):
     workspace_root: str = Field(".", description="Folder all tool paths are relative to.")
     max_file_size_bytes: int = Field(1_048_576, ge=1, description="Largest file a tool reads or writes.")
@@ -230,6 +243,7 @@ class Settings(_Strict):
         default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."
     )
     mcp: McpSettings = Field(default_factory=McpSettings, description="MCP servers whose tools the model may use.")
+    batch: BatchSettings = Field(default_factory=BatchSettings, description="`sneakycode batch` settings.")
     pricing: dict[str, PriceSettings] = Field(
         default_factory=dict,
         description='Prices by model name, `[pricing."MODEL"] input = 0.15, output = 0.60` (USD per million tokens); '

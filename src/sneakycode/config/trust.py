@@ -41,6 +41,8 @@ HARMLESS_KEYS = frozenset(
     }
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
     | {"skills.enabled", "skills.max_prompt_chars"}
+    # Batch pacing and sizing: they slow or size the runner, and run nothing.
+    | {"batch.requests_per_minute", "batch.tokens_per_minute", "batch.num_cpus", "batch.task_timeout"}
 )  # fmt: skip
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.

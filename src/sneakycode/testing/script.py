@@ -16,7 +16,8 @@ A script is JSON (or the same structure in Python)::
                                                   # llamacpp: GET /props, vllm: max_model_len in /v1/models,
                                                   # lmstudio: GET /api/v0/models)
       "context_window": 4096,                     # the window that endpoint reports
-      "prompt_tokens": 900                        # reported for every reply without its own usage (truncation)
+      "prompt_tokens": 900,                       # reported for every reply without its own usage (truncation)
+      "delay": 0.5                                # seconds every chat request waits before it is answered
     }
 
 A bare list is shorthand for ``{"steps": [...]}``. Stdlib only, like the server.
@@ -99,6 +100,8 @@ class Script:
     server_kind: str | None = None
     context_window: int = 8192
     prompt_tokens: int | None = None
+    delay: float = 0.0
+    """Seconds each chat request waits before its step is played: a model's thinking time, for benchmarks."""
 
     def offered_models(self) -> list[str]:
         return self.models if self.models else ["scripted-model"]
@@ -162,7 +165,8 @@ def parse_script(data: Any) -> Script:
     _check_keys(
         "script",
         data,
-        {"steps", "models", "api_key", "chunk_size", "quirks", "server_kind", "context_window", "prompt_tokens"},
+        {"steps", "models", "api_key", "chunk_size", "quirks", "server_kind", "context_window", "prompt_tokens",
+         "delay"},
     )
     if data.get("server_kind") not in (None, *SERVER_KINDS):
         raise ScriptError(f"server_kind: expected one of {', '.join(SERVER_KINDS)}, got {data['server_kind']!r}")
@@ -183,4 +187,5 @@ def parse_script(data: Any) -> Script:
         server_kind=data.get("server_kind"),
         context_window=int(data.get("context_window", 8192)),
         prompt_tokens=None if data.get("prompt_tokens") is None else int(data["prompt_tokens"]),
+        delay=max(0.0, float(data.get("delay", 0.0))),
     )

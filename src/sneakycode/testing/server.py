@@ -194,6 +194,9 @@ class _Handler(BaseHTTPRequestHandler):
         if null_status and _has_null_tool_call_content(body):
             self._send_error(null_status, "assistant message content must be a string")
             return int(null_status)
+        if script.delay and self.server.stopping.wait(script.delay):
+            self._drop()
+            return None
         streaming = bool(body.get("stream"))
         if streaming and body.get("tools") and script.quirks.get("empty_stream_with_tools"):
             self._start_sse()

@@ -1,0 +1,199 @@
+"""One task, start to end: its copy of the repository, `setup`, the agent, `test`, and the result line.
+
+The agent runs as `python -m sneakycode.cli.main -p - --yes --output-format json` in a subprocess: the
+same code path as a user's `-p` run, isolated (a task cannot corrupt another's memory), sandboxed by the
+normal `tools.shell.sandbox` setting (forced to bwrap unless the batch was started with --no-sandbox), and
+stoppable: a cancel sends SIGTERM, which the headless run takes as a clean cancel (see cli/headless.py).
+Its model requests go through the batch's proxy (see proxy.py), which applies the shared rate limiter.
+`setup` and `test` run in the same sandbox as the agent's commands: `test` runs after the model changed
+the code, so it runs what the model wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sneakycode.batch.spec import TaskSpec
+from sneakycode.batch.workspaces import TaskCopy, TaskSetupError, changes_since, git_common_dir, prepare_copy
+from sneakycode.config import load_settings
+from sneakycode.errors import ConfigError
+from sneakycode.process.environment import command_environment, full_environment, shell_argv
+from sneakycode.process.sandbox import bwrap_argv, probe
+from sneakycode.process.supervise import HeadBuffer, supervise
+
+# What a setup or test command's output keeps in the result: its tail says why it failed.
+OUTPUT_TAIL = 4000
+# After SIGTERM, how long the agent has to close its turn and print its result before SIGKILL.
+CANCEL_GRACE = 10.0
+# Past the agent's own --timeout, how long it has to end cleanly before it is killed.
+TIMEOUT_GRACE = 15.0
+AGENT_OK = ("finished", "answered")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What every task of a batch shares."""
+
+    out_dir: Path
+    sandbox: bool
+    task_timeout: float
+    route: Callable[[str], str]
+    """The proxy address that stands for a real base_url (see ModelProxy.route)."""
+
+
+@dataclass
+class _Step:
+    exit_code: int | None
+    output: str
+    seconds: float
+    timed_out: bool
+    cancelled: bool
+
+
+def tasks_dir(out_dir: Path) -> Path:
+    return out_dir / "tasks"
+
+
+def session_state_dir(out_dir: Path, task_id: str) -> Path:
+    return out_dir / "sessions" / task_id
+
+
+def _run_step(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cancel: threading.Event,
+              *, stdin: bytes | None = None, grace: float = 2.0) -> _Step:
+    out = HeadBuffer(8 << 20)
+    tail = bytearray()
+
+    def sink(stream: str, chunk: bytes) -> None:
+        if stream == "stdout":
+            out.feed(chunk)
+        tail.extend(chunk)
+        del tail[:-OUTPUT_TAIL]
+
+    ending = supervise(argv, cwd=cwd, env=env, timeout=max(timeout, 0.1), cancel=cancel, kill_grace=grace,
+                       sink=sink, stdin=stdin)  # fmt: skip
+    text = bytes(out.kept if stdin is not None else tail).decode("utf-8", "replace")
+    return _Step(ending.exit_code, text, ending.duration, ending.timed_out, ending.cancelled)
+
+
+def _shell(command: str, copy: TaskCopy, options: RunOptions) -> list[str]:
+    argv = shell_argv(command)
+    if not options.sandbox:
+        return argv
+    found = probe(copy.path, network=True)
+    if not found.available:
+        raise TaskSetupError(f"the sandbox does not work for {copy.path}: {found.reason}")
+    # A worktree's git data lives in the source repository: readable, so `git status` works in the sandbox.
+    common = git_common_dir(copy)
+    readable = [common] if not common.is_relative_to(copy.path) else []
+    return bwrap_argv(argv, bwrap=found.bwrap, workspace=copy.path, cwd=copy.path, network=True, readable=readable)
+
+
+def agent_argv(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left: float) -> list[str]:
+    """The `-p` command line of a task: the proxy as base_url, and the task's budgets and overrides."""
+    from sneakycode.agent.model.providers import resolve_model_config
+
+    flags = {key: value for key, value in {"provider": task.provider, "model": task.model,
+                                           "base_url": task.base_url}.items() if value is not None}  # fmt: skip
+    config = resolve_model_config(load_settings(copy.path, flags))
+    # -P: the task's repository is the working folder, and a `sneakycode/` folder in it must not be imported.
+    argv = [sys.executable, "-P", "-m", "sneakycode.cli.main", "-p", "-", "--yes", "--output-format", "json",
+            "--workspace", str(copy.path), "--provider", config.provider, "--model", config.model,
+            "--base-url", options.route(config.base_url), "--timeout", f"{max(seconds_left, 1.0):.1f}"]  # fmt: skip
+    for flag, value in (("--max-turns", task.max_turns), ("--max-tokens", task.max_tokens),
+                        ("--max-cost", task.max_cost), ("--mode", task.permissions)):  # fmt: skip
+        if value is not None:
+            argv += [flag, str(value)]
+    return argv
+
+
+def run_task(task: TaskSpec, options: RunOptions, cancel: threading.Event) -> dict[str, Any]:
+    """Run one task and return its result line (see docs/batch.md); never raises for the task's own failures."""
+    started = time.time()
+    clock = time.monotonic()
+    deadline = clock + (task.timeout or options.task_timeout)
+    result: dict[str, Any] = {
+        "id": task.id, "outcome": "errored", "status": "error", "verdict": None, "message": "", "diff": "",
+        "files_changed": [], "turns": 0, "tokens": {"prompt": 0, "completion": 0, "total": 0}, "cost_usd": None,
+        "duration": 0.0, "agent_seconds": 0.0, "error": None, "transcript": None, "session_id": None,
+        "workdir": str(tasks_dir(options.out_dir) / task.id), "peak_rss_mb": None, "started_at": started,
+    }  # fmt: skip
+    try:
+        _run(task, options, cancel, deadline, result)
+    except (TaskSetupError, ConfigError, OSError) as exc:
+        result["error"] = str(exc)
+    if cancel.is_set() and result["outcome"] == "errored":
+        result["status"] = "cancelled"
+    result["duration"] = round(time.monotonic() - clock, 3)
+    result["ended_at"] = time.time()
+    # The largest child this process has waited for: the agent is by far the largest it starts.
+    result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+    return result
+
+
+def _run(task: TaskSpec, options: RunOptions, cancel: threading.Event, deadline: float,
+         result: dict[str, Any]) -> None:
+    copy = prepare_copy(task, tasks_dir(options.out_dir))
+    env = command_environment()
+    if task.setup:
+        setup = _run_step(_shell(task.setup, copy, options), copy.path, env, deadline - time.monotonic(), cancel)
+        if setup.exit_code != 0:
+            ended = "timed out" if setup.timed_out else f"exit code {setup.exit_code}"
+            result.update(status="setup_failed", error=f"setup failed ({ended}): {setup.output.strip()[-1000:]}")
+            return
+    if cancel.is_set():
+        return
+    state = session_state_dir(options.out_dir, task.id)
+    agent_env = {**full_environment(), "SNEAKYCODE_STATE_DIR": str(state)}
+    if options.sandbox:
+        agent_env["SNEAKYCODE_TOOLS__SHELL__SANDBOX"] = "bwrap"
+    left = deadline - time.monotonic()
+    agent = _run_step(agent_argv(task, copy, options, left), copy.path, agent_env, left + TIMEOUT_GRACE, cancel,
+                      stdin=task.prompt.encode(), grace=CANCEL_GRACE)  # fmt: skip
+    result["agent_seconds"] = round(agent.seconds, 3)
+    _read_agent_json(agent, state, result)
+    changes = changes_since(copy)
+    result.update(diff=changes.diff, diff_truncated=changes.truncated, files_changed=changes.files)
+    if result["status"] == "cancelled" or cancel.is_set():
+        return
+    if task.test:
+        test = _run_step(_shell(task.test, copy, options), copy.path, env, max(deadline - time.monotonic(), 30.0),
+                         cancel)  # fmt: skip
+        passed = test.exit_code == 0
+        result["verdict"] = {"passed": passed, "exit_code": test.exit_code, "output": test.output[-OUTPUT_TAIL:]}
+        result["outcome"] = "passed" if passed else "failed"
+    elif result["status"] in AGENT_OK:
+        result["outcome"] = "passed"
+    elif result["error"] is None:
+        result["outcome"] = "failed"
+
+
+def _read_agent_json(agent: _Step, state: Path, result: dict[str, Any]) -> None:
+    try:
+        data = json.loads(agent.output.strip().splitlines()[-1]) if agent.output.strip() else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        why = "timed out" if agent.timed_out else f"exit code {agent.exit_code}"
+        result.update(status="cancelled" if agent.cancelled else "error",
+                      error=f"the agent printed no result ({why})")  # fmt: skip
+        return
+    usage = data.get("usage") or {}
+    cost = data.get("cost") or {}
+    session_id = data.get("session_id")
+    transcript = state / "sessions" / str(session_id) / "transcript.jsonl" if session_id else None
+    result.update(
+        status=data.get("status", "error"), message=data.get("result", ""), turns=data.get("turns", 0),
+        tokens={"prompt": usage.get("prompt_tokens", 0), "completion": usage.get("completion_tokens", 0),
+                "total": usage.get("total_tokens", 0)},
+        cost_usd=cost.get("usd"), session_id=session_id, transcript=str(transcript) if transcript else None,
+    )  # fmt: skip
+    if data.get("status") not in (*AGENT_OK, "budget", "turn_limit", "cancelled"):
+        result["error"] = data.get("result") or f"the agent ended with {data.get('status')}"

@@ -1,0 +1,24 @@
+"""The same six tasks on the Ray executor, with a local Ray (skipped only where Ray is not installed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.batch.scenario import check_six, results, six_tasks
+from tests.conftest import run_cli
+
+pytest.importorskip("ray")
+
+pytestmark = pytest.mark.ray
+
+
+def test_six_tasks_on_a_local_ray(tmp_path: Path) -> None:
+    with six_tasks(tmp_path) as scenario:
+        out = tmp_path / "out"
+        run = run_cli("batch", str(scenario.task_file), "--out", str(out), "--executor", "ray", "--workers", "2",
+                      env={"RAY_ADDRESS": ""}, timeout=300)  # fmt: skip
+        check_six(scenario, out)
+    assert run.code == 1, run.stderr
+    assert all(line.get("ray_node") for line in results(out))
