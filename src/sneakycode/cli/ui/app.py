@@ -31,6 +31,7 @@ STATUS_STYLE = {
 def run_interactive(args: argparse.Namespace) -> int:
     from prompt_toolkit.history import FileHistory
 
+    from sneakycode.cli.invocations import with_resources
     from sneakycode.cli.startup import prepare_run, settings_from_args
     from sneakycode.cli.ui.approver import TerminalApprover
     from sneakycode.cli.ui.commands import COMMANDS, SlashContext, run_slash
@@ -87,7 +88,8 @@ def run_interactive(args: argparse.Namespace) -> int:
                 if not run_slash(slash, line):
                     break
                 continue
-            _run_request(agent, console, line, _attach(console, line, ctx))
+            request, extra = with_resources(run, line, lambda n: console.print(f"[yellow]{markup_safe(n)}[/]"))
+            _run_request(agent, console, request, _attach(console, line, ctx) + extra)
     finally:
         agent.cancel.clear()
         killed = ctx.close()  # leaving (Ctrl-D, /exit, a crash) ends every job

@@ -27,7 +27,7 @@ def convert_result(label: str, answer: mcp_types.CallToolResult, ctx: ToolContex
     parts: list[str] = []
     images: list[dict[str, str]] = []
     for block in answer.content:
-        parts.append(_render_block(block, images))
+        parts.append(render_block(block, images))
     if not parts and answer.structured_content is not None:
         parts.append(json.dumps(answer.structured_content, ensure_ascii=False, indent=1))
     text = "\n".join(part for part in parts if part)
@@ -58,14 +58,14 @@ def attachable_image(encoded: str, label: str) -> tuple[ImagePart | None, str]:
     return image, f"{describe(label, image, original)}; it is attached below as an image"
 
 
-def _render_block(block: Any, images: list[dict[str, str]]) -> str:
+def render_block(block: Any, images: list[dict[str, str]]) -> str:
     if isinstance(block, mcp_types.TextContent):
         return block.text
     if isinstance(block, mcp_types.ImageContent):
         images.append({"mime_type": block.mime_type, "data": block.data})
-        return f"[image: {block.mime_type}, {_decoded_size(block.data):,} bytes]"
+        return f"[image: {block.mime_type}, {decoded_size(block.data):,} bytes]"
     if isinstance(block, mcp_types.AudioContent):
-        return f"[audio: {block.mime_type}, {_decoded_size(block.data):,} bytes, not shown]"
+        return f"[audio: {block.mime_type}, {decoded_size(block.data):,} bytes, not shown]"
     if isinstance(block, mcp_types.ResourceLink):
         about = f": {block.description}" if block.description else ""
         kind = f" ({block.mime_type})" if block.mime_type else ""
@@ -75,11 +75,11 @@ def _render_block(block: Any, images: list[dict[str, str]]) -> str:
         if isinstance(resource, mcp_types.TextResourceContents):
             return f"[resource {resource.uri}]\n{resource.text}"
         kind = resource.mime_type or "binary"
-        return f"[resource {resource.uri}: {kind}, {_decoded_size(resource.blob):,} bytes, not shown]"
+        return f"[resource {resource.uri}: {kind}, {decoded_size(resource.blob):,} bytes, not shown]"
     return f"[{getattr(block, 'type', 'unknown')} content, not shown]"
 
 
-def _decoded_size(data: str) -> int:
+def decoded_size(data: str) -> int:
     try:
         return len(base64.b64decode(data, validate=False))
     except (binascii.Error, ValueError):
