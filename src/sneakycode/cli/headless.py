@@ -102,7 +102,7 @@ def user_messages(lines: TextIO, err: TextIO) -> Iterator[str]:
 
 
 def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
-    from sneakycode.cli.invocations import expand, in_effect, parse_slash
+    from sneakycode.cli.invocations import expand, in_effect, parse_slash, with_resources
     from sneakycode.cli.startup import prepare_run
     from sneakycode.session.changes import ChangeTracker
 
@@ -134,6 +134,8 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         for notice in invocation.notices:
             sink.emit({"type": "notice", "message": notice})
         task = invocation.prompt
+    task, resource_images = with_resources(run, task, lambda notice: sink.emit({"type": "notice", "message": notice}))
+    images += resource_images
     if sink.stream:
         sink.line({"type": "start", "schema": STREAM_SCHEMA_VERSION, "session_id": ctx.session_id,
                    "resumed": session.saved is not None, "workspace": str(ctx.workspace.root),

@@ -252,6 +252,7 @@ def prepare_run(
         raise
     servers.attach(agent)
     subagents.attach(agent)
+    extensions = replace(extensions, prompts=tuple(servers.prompts))  # /mcp__SERVER__PROMPT
     for notice in servers.notices:
         sink.emit({"type": "notice", "message": notice})
     return PreparedRun(config, session, agent, extensions, subagents, servers)

@@ -1,4 +1,4 @@
-"""`/NAME ARGS`: a custom command or a skill turned into the request the model gets.
+"""`/NAME ARGS`: a custom command, a skill or an MCP server's prompt turned into the request the model gets.
 
 A command's body gets its arguments (`$ARGUMENTS`, `$1`..`$9`; without either, the arguments are appended),
 then each `` !`cmd` `` is replaced by the command's output, after the same permission check as any command
@@ -6,6 +6,8 @@ the model runs (it goes through the gate as a call of the command tool, so deny 
 approvals apply; headless without --yes it is refused), and each `@path` that names a workspace file attaches
 that file (read through the workspace guard, never a path a deny rule hides). Commands run before files are
 attached, so an attached file's text is never run. A skill's body is the request as it is, with arguments.
+An MCP prompt (`/mcp__SERVER__PROMPT`) is the text the server gives for its arguments (see mcp/prompts.py);
+nothing in it is run or attached.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from sneakycode.errors import ConfigError, ErrorCode, ToolError
 from sneakycode.extensions.commands import CommandCatalog, CustomCommand, discover_commands
 from sneakycode.extensions.grants import granted, translate
+from sneakycode.extensions.mcp.prompts import McpPrompt
 from sneakycode.extensions.skills import Skill, SkillCatalog, discover_skills, render_skill
 from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ToolContext
@@ -32,10 +35,11 @@ QUIET_MISSES = frozenset({ErrorCode.NOT_FOUND, ErrorCode.INVALID_PATH, ErrorCode
 
 @dataclass(frozen=True)
 class Extensions:
-    """The skills and commands of a session; a command shadows a skill of the same name."""
+    """The skills, commands and MCP prompts of a session; a command shadows a skill of the same name."""
 
     skills: SkillCatalog = field(default_factory=SkillCatalog)
     commands: CommandCatalog = field(default_factory=CommandCatalog)
+    prompts: tuple[McpPrompt, ...] = ()
 
     def notices(self) -> list[str]:
         return [*self.skills.notices(), *self.commands.notices()]
@@ -45,10 +49,13 @@ class Extensions:
         entries = [(c.name, _command_help(c)) for c in self.commands.commands]
         taken = {name for name, _ in entries}
         entries += [(s.name, f"(skill) {s.description}") for s in self.skills.skills if s.name not in taken]
+        taken = {name for name, _ in entries}
+        entries += [(p.name, p.help()) for p in self.prompts if p.name not in taken]
         return entries
 
-    def find(self, name: str) -> CustomCommand | Skill | None:
-        return self.commands.get(name) or self.skills.get(name)
+    def find(self, name: str) -> CustomCommand | Skill | McpPrompt | None:
+        return (self.commands.get(name) or self.skills.get(name)
+                or next((p for p in self.prompts if p.name == name), None))
 
 
 def load_extensions(workspace: Workspace, *, skills: bool = True) -> Extensions:
@@ -89,6 +96,9 @@ def invoke(line: str, extensions: Extensions, gate: Gate, *, trusted: bool) -> I
         asked = parsed[0] if parsed else line.split()[0].lstrip("/")
         raise ConfigError(f"there is no command or skill /{asked} (the commands and skills: {names})")
     name, arguments = parsed
+    if isinstance(found, McpPrompt):
+        prompt = found.expand(arguments, gate.ctx.output_limit)
+        return Invocation(name, prompt, origin=f"/{name} (MCP server {found.server})")
     invocation = Invocation(name, "", origin=f"/{name} ({_file_of(found)})")
     _grant(invocation, found, trusted)
     if isinstance(found, Skill):

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
 from sneakycode.process import reaper
+from sneakycode.process.group_watch import Watchdog, shared_watchdog
 from sneakycode.process.supervise import _group_has_running_member, signal_name
 
 if TYPE_CHECKING:
@@ -170,7 +171,7 @@ class JobTable:
     def __init__(self) -> None:
         self.jobs: dict[int, Job] = {}
         self._lock = threading.Lock()
-        self._watchdog: _Watchdog | None = None
+        self._watchdog: Watchdog | None = None
         atexit.register(self.kill_all, 0.5)
 
     def running(self) -> list[Job]:
@@ -205,7 +206,7 @@ class JobTable:
             job = Job(job_id, command, proc.pid, log_path, _proc=proc, on_exit=on_exit)
             self.jobs[job_id] = job
             if self._watchdog is None:
-                self._watchdog = _Watchdog.start()
+                self._watchdog = shared_watchdog()
             self._watchdog.watch(proc.pid)
         threading.Thread(target=self._pump, args=(job, proc, log), daemon=True, name=f"job-{job_id}").start()
         return job
@@ -308,40 +309,3 @@ def _prctl() -> Callable[..., int] | None:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-
-
-class _Watchdog:
-    """The watchdog process and the pipe we tell it about job groups through; see watchdog.py."""
-
-    def __init__(self, proc: subprocess.Popen[bytes] | None) -> None:
-        self.proc = proc
-        self.lock = threading.Lock()
-
-    @classmethod
-    def start(cls) -> _Watchdog:
-        script = Path(__file__).with_name("watchdog.py")
-        argv = [sys.executable, "-S", "-E", str(script), str(os.getpid())]
-        try:
-            proc = reaper.start(
-                lambda: subprocess.Popen(
-                    argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                    start_new_session=True,  # Ctrl-C at the terminal is for SneakyCode, not for it
-                    cwd="/",
-                )
-            )  # fmt: skip
-        except OSError:
-            return cls(None)  # PR_SET_PDEATHSIG and the exit hooks still apply
-        return cls(proc)
-
-    def watch(self, pgid: int) -> None:
-        self._say(f"+{pgid}\n")
-
-    def forget(self, pgid: int) -> None:
-        self._say(f"-{pgid}\n")
-
-    def _say(self, line: str) -> None:
-        if self.proc is None or self.proc.stdin is None:
-            return
-        with self.lock, suppress(OSError, ValueError):
-            self.proc.stdin.write(line.encode())
-            self.proc.stdin.flush()

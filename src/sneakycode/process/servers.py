@@ -3,8 +3,9 @@
 Unlike a command, a server lives as long as the session, so it is started on the caller's event loop
 (asyncio, through anyio) rather than by `supervise`. It still runs in a session of its own, with only the
 environment it is given, its stderr going to a log file; it is registered with the reaper, which would
-otherwise take a child in another session for something a command left behind, and it is stopped the
-way the MCP specification asks: stdin closed, a grace period, then SIGTERM and SIGKILL to its whole group.
+otherwise take a child in another session for something a command left behind, and with the watchdog,
+which ends its group should SneakyCode die without stopping it (SIGKILL); and it is stopped the way the MCP
+specification asks: stdin closed, a grace period, then SIGTERM and SIGKILL to its whole group.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from anyio.abc import Process
 from mcp.os.posix.utilities import terminate_posix_process_tree
 
 from sneakycode.process import reaper
+from sneakycode.process.group_watch import shared_watchdog
 
 # Variables a server gets from SneakyCode's own environment; anything else it needs is configured by name.
 INHERITED_VARIABLES = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
@@ -41,6 +43,7 @@ async def start_server(argv: Sequence[str], env: Mapping[str, str], cwd: Path, s
     )
     # Servers start when the session does, before any command runs, so no sweep can come in between.
     reaper.register(process.pid)
+    shared_watchdog().watch(process.pid)  # its own session, so its pid is its group's id
     return process
 
 
@@ -59,6 +62,7 @@ async def stop_server(process: Process, *, graceful: bool = True) -> None:
                 with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                     await stream.aclose()
     finally:
+        shared_watchdog().forget(process.pid)
         reaper.finished(process.pid)
 
 

@@ -61,6 +61,16 @@ def test_results_text_images_resources_and_errors(fx: tuple[McpServers, Gate]) -
     assert "the widget is broken" in failed.render()
 
 
+def test_an_image_is_attached_for_a_vision_model_and_described_otherwise(fx: tuple[McpServers, Gate]) -> None:
+    _, gate = fx
+    assert gate.run_direct("mcp__fx__picture", {}).image is None
+    gate.ctx.supports_images = True
+    picture = gate.run_direct("mcp__fx__picture", {})
+    assert picture.image is not None and picture.image.media_type == "image/png"
+    assert (picture.image.width, picture.image.height) == (1, 1)
+    assert "a one-pixel picture" in picture.content and "attached below as an image" in picture.content
+
+
 def test_a_huge_result_is_cut_and_saved_in_full(fx: tuple[McpServers, Gate]) -> None:
     _, gate = fx
     result = gate.run_direct("mcp__fx__big", {"size": 10_000_000})

@@ -159,3 +159,31 @@ def test_sneakycode_serves_a_second_sneakycode(ws: Path, tmp_path: Path) -> None
     assert result.code == 0, result.stderr
     assert "from the other workspace" in last_result(server.chat_requests[1])
     assert "mcp__sc__finish" not in offered(server.chat_requests[0])
+
+
+def test_no_server_survives_a_sigkill_of_sneakycode(ws: Path, tmp_path: Path) -> None:
+    """SIGKILL runs no exit hook: the server sees its stdin close and exits, but what it started in its group
+    (a browser, say) would live on if the watchdog did not end the group."""
+    pid_file, helper_file = tmp_path / "fx.pid", tmp_path / "helper.pid"
+    user_servers({"fx": fixture_server("--pid-file", str(pid_file), "--helper-pid-file", str(helper_file))})
+    with ScriptedServer({"models": ["scripted-model"], "steps": [call("mcp__fx__hang", seconds=120)]}) as server:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sneakycode.cli.main", "-p", "hang", "--base-url", server.base_url, "--model",
+             "scripted-model", "--workspace", str(ws), "--yes"],
+            env={**os.environ, **ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        try:
+            pid, helper = pid_in(pid_file, timeout=60), pid_in(helper_file, timeout=60)
+            deadline = time.monotonic() + 60
+            while not server.chat_requests and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(1.0)  # the call is under way
+            assert alive(pid) and alive(helper)
+            proc.kill()
+            proc.wait(timeout=10)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert gone(pid, timeout=5), "the server process outlived a SIGKILL of SneakyCode"
+    assert gone(helper, timeout=5), "the server's helper process outlived a SIGKILL of SneakyCode"
+

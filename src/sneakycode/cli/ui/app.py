@@ -38,6 +38,7 @@ STATUS_STYLE = {
 def run_interactive(args: argparse.Namespace) -> int:
     from prompt_toolkit.history import FileHistory
 
+    from sneakycode.cli.invocations import with_resources
     from sneakycode.cli.ui.approver import TerminalApprover
     from sneakycode.cli.ui.commands import COMMANDS, SlashContext, run_slash
     from sneakycode.cli.ui.completion import SlashCompleter
@@ -121,7 +122,9 @@ def run_interactive(args: argparse.Namespace) -> int:
                     shared.append(_user_command(agent, console, line[1:].strip(), watcher))
                     continue
                 request = _with_mentions(agent, console, line)
-                _run_request(agent, console, "\n\n".join([*shared, request]), _attach(console, line, ctx), watcher)
+                request, extra = with_resources(run, request, lambda n: console.print(f"[yellow]{markup_safe(n)}[/]"))
+                _run_request(agent, console, "\n\n".join([*shared, request]), _attach(console, line, ctx) + extra,
+                             watcher)
                 shared.clear()
             finally:
                 sink.finish()  # nothing stays live under the next prompt

@@ -11,10 +11,10 @@ from __future__ import annotations
 import concurrent.futures
 import math
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import anyio
 import httpx2
@@ -30,6 +30,7 @@ from sneakycode.extensions.mcp.config import ServerSpec
 from sneakycode.extensions.mcp.transport import MAX_MESSAGE_BYTES, ServerProcess, stdio_transport
 
 Status = Literal["starting", "ready", "failed", "stopped", "disabled"]
+T = TypeVar("T")
 MAX_TOOL_PAGES = 100
 STDERR_TAIL_BYTES = 2000
 _POLL_SECONDS = 0.05
@@ -121,14 +122,25 @@ class Connection:
         return _http_transport(url, settings.headers)
 
     def call(self, name: str, arguments: dict[str, Any], cancel: threading.Event) -> mcp_types.CallToolResult:
-        """Call one tool from a synchronous thread: the result, or ServerUnavailable, CallTimedOut,
-        CallCancelled (and the SDK's MCPError when the server refuses the request)."""
+        """Call one tool from a synchronous thread (see `request` for how it can fail)."""
+        return self.request(lambda client: client.call_tool(name, arguments), cancel)
+
+    def get_prompt(self, name: str, arguments: dict[str, str], cancel: threading.Event) -> mcp_types.GetPromptResult:
+        """`prompts/get` with the prompt's arguments (see `request` for how it can fail)."""
+        return self.request(lambda client: client.get_prompt(name, arguments), cancel)
+
+    def read_resource(self, uri: str, cancel: threading.Event) -> mcp_types.ReadResourceResult:
+        """`resources/read` of one URI (see `request` for how it can fail)."""
+        return self.request(lambda client: client.read_resource(uri), cancel)
+
+    def request(self, send: Callable[[Client], Awaitable[T]], cancel: threading.Event) -> T:
+        """One request from a synchronous thread, bounded by tool_timeout: the answer, or ServerUnavailable,
+        CallTimedOut, CallCancelled (and the SDK's MCPError when the server refuses the request)."""
         self.check_alive()
-        future = self.portal.start_task_soon(self._call, name, arguments)
+        future = self.portal.start_task_soon(self._request, send)
         while True:
             try:
-                result: mcp_types.CallToolResult = future.result(timeout=_WAIT_SLICE)
-                return result
+                return future.result(timeout=_WAIT_SLICE)
             except concurrent.futures.TimeoutError:
                 if cancel.is_set():
                     future.cancel()
@@ -136,18 +148,18 @@ class Connection:
             except concurrent.futures.CancelledError:
                 raise CallCancelled() from None
 
-    async def _call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+    async def _request(self, send: Callable[[Client], Awaitable[T]]) -> T:
         client = self._client
         if client is None:
             raise ServerUnavailable(self.unavailable_reason())
-        found: list[mcp_types.CallToolResult] = []
+        found: list[T] = []
         raised: list[Exception] = []
         with anyio.move_on_after(self.spec.settings.tool_timeout) as deadline:
             async with anyio.create_task_group() as tasks:
 
                 async def call() -> None:
                     try:
-                        found.append(await client.call_tool(name, arguments))
+                        found.append(await send(client))
                     except Exception as exc:  # kept to re-raise outside the task group, unwrapped
                         raised.append(exc)
                     tasks.cancel_scope.cancel()

@@ -22,6 +22,7 @@ from sneakycode.tools.base import Tool
 if TYPE_CHECKING:
     # The SDK (and its HTTP client) load only when a server is configured: a run without one starts as fast.
     from sneakycode.extensions.mcp.connection import Connection
+    from sneakycode.extensions.mcp.prompts import McpPrompt
     from sneakycode.extensions.mcp.tools import McpTool
 
 # Beyond the slowest startup_timeout: the time a failed start takes to stop its process.
@@ -60,6 +61,7 @@ class McpServers:
         self.notices: list[str] = []
         self.host: ToolHost | None = None
         self._tools: dict[str, list[McpTool]] = {}
+        self.prompts: list[McpPrompt] = []
         self._withdrawn: set[str] = set()
         self._lock = threading.Lock()
         self._stack = ExitStack()
@@ -78,6 +80,7 @@ class McpServers:
         from anyio.from_thread import start_blocking_portal
 
         from sneakycode.extensions.mcp.connection import Connection
+        from sneakycode.extensions.mcp.prompts import server_prompts
         from sneakycode.extensions.mcp.tools import adapt_tools
 
         portal = self._stack.enter_context(start_blocking_portal(name="sneakycode-mcp"))
@@ -87,10 +90,12 @@ class McpServers:
             connection.start()
         deadline = time.monotonic() + max(s.settings.startup_timeout for s in runnable) + _SETTLE_SLACK_SECONDS
         taken: set[str] = set()
+        prompt_names: set[str] = set()
         for connection in self.connections:
             connection.settled.wait(max(0.0, deadline - time.monotonic()))
             if connection.status == "ready":
-                self._tools[connection.name] = adapt_tools(connection, taken, self._unavailable)
+                self._tools[connection.name] = adapt_tools(connection, taken, self.mark_unavailable)
+                self.prompts += server_prompts(connection, prompt_names, self.mark_unavailable)
             else:
                 self.notices.append(self._failure_report(connection, "did not start"))
 
@@ -107,11 +112,15 @@ class McpServers:
         with self._lock:
             return [t for name, tools in self._tools.items() if name not in self._withdrawn for t in tools]
 
+    def connected(self, name: str) -> Connection | None:
+        """The server called `name` if it started (it may have stopped since: a request then says so)."""
+        return next((c for c in self.connections if c.name == name and c.name in self._tools), None)
+
     def attach(self, host: ToolHost) -> None:
         self.host = host
 
-    def _unavailable(self, connection: Connection) -> None:
-        """A call found the server down: withdraw its tools and say so, once."""
+    def mark_unavailable(self, connection: Connection) -> None:
+        """A request found the server down: withdraw its tools and say so, once."""
         with self._lock:
             if connection.name in self._withdrawn:
                 return
