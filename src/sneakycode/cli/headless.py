@@ -138,7 +138,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         sink.line({"type": "start", "schema": STREAM_SCHEMA_VERSION, "session_id": ctx.session_id,
                    "resumed": session.saved is not None, "workspace": str(ctx.workspace.root),
                    "provider": config.provider, "model": config.model})
-    changes = ChangeTracker(ctx.session_dir)
+    changes = ChangeTracker(ctx.session_dir, ctx.workspace.root)
     tasks = [task] if task.strip() else []
     messages = user_messages(sys.stdin, sys.stderr) if args.input_format == "stream-json" else iter(())
     result: RunResult | None = None

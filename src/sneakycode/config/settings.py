@@ -117,8 +117,9 @@ class CheckpointSettings(_Strict):
 class HookCommand(_Strict):
     matcher: str = Field(
         "",
-        description="Regex the whole tool name must match (PreToolUse, PostToolUse; `mcp__server__.*` for MCP tools), "
-        "the source for SessionStart, the trigger for PreCompact; empty or `*`: always.",
+        description="Regex the whole tool name must match, ours or Claude Code's (`Bash`, `Edit|Write`; "
+        "`mcp__server__.*` for MCP tools) for PreToolUse and PostToolUse, the source for SessionStart, the trigger "
+        "for PreCompact; empty or `*`: always.",
     )
     command: str = Field(description="Shell command line run in the workspace; gets the event as JSON on stdin.")
     timeout: int = Field(60, ge=1, le=3600, description="Seconds before the hook and its processes are killed.")
