@@ -54,9 +54,9 @@ class ApproveAll:
 def run_headless(args: argparse.Namespace) -> int:
     streamed_input = args.input_format == "stream-json"
     try:
+        _check_budgets(args)  # before the settings, so the message names the flag
         task = _read_task(args.prompt or "", streamed_input)
         loaded = settings_from_args(args)
-        _check_budgets(args)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE

@@ -114,6 +114,19 @@ class CheckpointSettings(_Strict):
     )
 
 
+class BudgetSettings(_Strict):
+    max_tokens: int | None = Field(
+        None, ge=1, description="Headless runs stop (exit 3) after this many tokens, prompt and completion "
+        "(--max-tokens)."
+    )
+    max_cost: float | None = Field(
+        None, gt=0, description="Headless runs stop (exit 3) once they cost this many USD, by `pricing` (--max-cost)."
+    )
+    timeout: float | None = Field(
+        None, gt=0, description="Headless runs stop (exit 3) after this many seconds of wall-clock time (--timeout)."
+    )
+
+
 class HookCommand(_Strict):
     matcher: str = Field(
         "",
@@ -226,6 +239,9 @@ class Settings(_Strict):
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: prompts the model loads.")
     checkpoints: CheckpointSettings = Field(
         default_factory=CheckpointSettings, description="Workspace snapshots that `sneakycode rewind` restores."
+    )
+    budgets: BudgetSettings = Field(
+        default_factory=BudgetSettings, description="Limits of a headless run; the flags of the same names win."
     )
     hooks: HooksSettings = Field(
         default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."
