@@ -209,3 +209,14 @@ def test_subagent_events_are_tagged_in_stream_json_and_count_toward_max_turns(ws
     assert untagged_results[0]["name"] == "task" and "Under the mat" in untagged_results[0]["content"]
     final = events[-1]
     assert final["type"] == "final" and final["status"] == "turn_limit" and final["turns"] == 3
+
+
+def test_a_claude_code_agent_file_with_claude_tool_names_gets_our_tools_of_that_kind(ctx: ToolContext) -> None:
+    (ctx.workspace.root / ".claude" / "agents").mkdir(parents=True)
+    (ctx.workspace.root / ".claude" / "agents" / "finder.md").write_text(
+        "---\nname: finder\ndescription: Finds code\ntools: Read, Grep, Glob, NotebookRead\n---\nFind it.\n"
+    )
+    definitions, problems = load_definitions(ctx.workspace)
+    assert definitions["finder"].tools == ("read_file", "grep_files", "find_files")
+    assert definitions["finder"].read_only(all_tools())
+    assert problems == [".claude/agents/finder.md: no tool named NotebookRead here; ignored."]
