@@ -13,13 +13,17 @@ from sneakycode.agent.loop import Agent
 from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.agent.subagent_definitions import load_definitions
 from sneakycode.agent.subagents import Subagents
+from sneakycode.config import load_settings
+from sneakycode.permissions.decide import Decision
+from sneakycode.permissions.gate import Gate
 from sneakycode.testing.scripted_model import Reply, ScriptedModel
 from sneakycode.testing.server import ScriptedServer
 from sneakycode.tools.base import Tier, ToolContext
+from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.registry import all_tools
 from tests.agent.test_loop import Events, finish, reply, tc, tool_messages
 from tests.cli.test_headless import ENV, call
-from tests.conftest import run_cli
+from tests.conftest import project_config, run_cli
 
 
 def session(ctx: ToolContext, replies: list[Reply], **kwargs: Any) -> tuple[Agent, ScriptedModel, Events, Subagents]:
@@ -86,6 +90,53 @@ def test_two_read_only_subagents_run_at_the_same_time(ctx: ToolContext) -> None:
     assert result.status == "finished"
     assert list(tool_messages(agent.history).values())[:2] == ["found it", "found it"]
     assert {e["agent"] for e in events.of("subagent")} == {"explore-1", "explore-2"}
+
+
+def test_each_task_call_is_decided_by_the_agent_it_names(ctx: ToolContext) -> None:
+    """Regression: one user agent that may edit made every task call ask, explore included."""
+    (ctx.workspace.root / ".sneakycode" / "agents").mkdir(parents=True)
+    (ctx.workspace.root / ".sneakycode" / "agents" / "fixer.md").write_text(
+        "---\ndescription: Fixes typos\ntools: read_file, str_replace\n---\nFix typos.\n"
+    )
+    both_in_flight = threading.Barrier(2)
+
+    def meets_the_other(_cancel: threading.Event | None) -> AssistantTurn:
+        both_in_flight.wait(timeout=10)  # only returns if the other explore call runs at the same time
+        return AssistantTurn(content="found it")
+
+    replies: list[Reply] = [
+        reply(tc("task", agent="explore", prompt="find A"), tc("task", agent="explore", prompt="find B")),
+        meets_the_other,
+        meets_the_other,
+        reply(tc("task", agent="fixer", prompt="fix the typo in a.txt")),
+        finish("done"),
+    ]
+    agent, _, events, subagents = session(ctx, replies)  # no approver: a call that asks is refused
+    assert subagents.tool.tier is Tier.CONFIRM and not subagents.tool.read_only
+    result = agent.run_turn("Find A and B, then fix the typo")
+    assert result.status == "finished"
+    explored, explored_too, fixed = list(tool_messages(agent.history).values())[:3]
+    assert explored == explored_too == "found it"
+    assert fixed.startswith("Error [permission_denied]: task was not run: it needs approval")
+    assert {e["agent"] for e in events.of("subagent")} == {"explore-1", "explore-2"}  # the fixer never started
+    gate = Gate(ctx, offered=(*all_tools(), subagents.tool))
+    explore_call = gate.prepare("task", {"agent": "explore", "prompt": "x"})
+    fixer_call = gate.prepare("task", {"agent": "fixer", "prompt": "x"})
+    assert explore_call.decision is not None and explore_call.decision.decision is Decision.ALLOW
+    assert explore_call.read_only
+    assert fixer_call.decision is not None and fixer_call.decision.decision is Decision.ASK
+    assert not fixer_call.read_only
+
+
+def test_a_deny_rule_for_task_still_refuses_a_read_only_subagent(ws: Path) -> None:
+    project_config(ws, '[permissions]\ndeny = ["task"]\n')
+    ctx = open_tool_context(load_settings(ws))
+    (ws / ".sneakycode" / "agents").mkdir()
+    (ws / ".sneakycode" / "agents" / "fixer.md").write_text("---\ndescription: Fixes\ntools: str_replace\n---\nFix.\n")
+    definitions, _ = load_definitions(ctx.workspace)
+    subagents = Subagents(definitions, all_tools())
+    prepared = Gate(ctx, offered=(subagents.tool,)).prepare("task", {"agent": "explore", "prompt": "x"})
+    assert prepared.decision is not None and prepared.decision.decision is Decision.DENY
 
 
 def test_cancelling_stops_the_parent_and_both_subagents(ctx: ToolContext) -> None:
@@ -158,3 +209,14 @@ def test_subagent_events_are_tagged_in_stream_json_and_count_toward_max_turns(ws
     assert untagged_results[0]["name"] == "task" and "Under the mat" in untagged_results[0]["content"]
     final = events[-1]
     assert final["type"] == "final" and final["status"] == "turn_limit" and final["turns"] == 3
+
+
+def test_a_claude_code_agent_file_with_claude_tool_names_gets_our_tools_of_that_kind(ctx: ToolContext) -> None:
+    (ctx.workspace.root / ".claude" / "agents").mkdir(parents=True)
+    (ctx.workspace.root / ".claude" / "agents" / "finder.md").write_text(
+        "---\nname: finder\ndescription: Finds code\ntools: Read, Grep, Glob, NotebookRead\n---\nFind it.\n"
+    )
+    definitions, problems = load_definitions(ctx.workspace)
+    assert definitions["finder"].tools == ("read_file", "grep_files", "find_files")
+    assert definitions["finder"].read_only(all_tools())
+    assert problems == [".claude/agents/finder.md: no tool named NotebookRead here; ignored."]

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from sneakycode.config import user_config_path
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import CliResult, run_cli
 
@@ -252,3 +253,32 @@ def test_sigint_stops_a_running_command_and_exits_130(server: ScriptedServer, ws
     assert resumed["result"] == "Resumed."
     answered = tool_results(server.chat_requests[-1])
     assert len(answered) == 1 and "cancel" in answered[0].lower()
+
+
+def test_files_changed_lists_what_commands_created_and_deleted(server: ScriptedServer, project: Path) -> None:
+    """Regression: files_changed came from the undo journal only, so files a command wrote were missing."""
+    (project / "old.log").write_text("stale\n")
+    server.add_steps([
+        call("run_command", command="mkdir -p build && echo made > build/out.txt && rm old.log"),
+        call("read_file", file_path="calc.py"),
+        call("str_replace", file_path="calc.py", old_str="a - b", new_str="a + b"),
+        call("run_command", command="echo tmp > scratch.txt && rm scratch.txt"),
+        finish("Done."),
+    ])
+    result = headless(server, project, "Build", "--yes", "--output-format", "json")
+    assert result.code == 0, result.stderr
+    assert sorted(json.loads(result.stdout)["files_changed"]) == ["build/out.txt", "calc.py", "old.log"]
+
+
+def test_without_checkpoints_files_changed_falls_back_to_the_file_tools(server: ScriptedServer, project: Path) -> None:
+    user_config_path().parent.mkdir(parents=True)
+    user_config_path().write_text("[checkpoints]\nenabled = false\n")
+    server.add_steps([
+        call("run_command", command="echo made > made.txt"),
+        call("write_file", file_path="notes.md", content="hi\n"),
+        finish("Done."),
+    ])
+    result = headless(server, project, "Write", "--yes", "--output-format", "json")
+    assert result.code == 0, result.stderr
+    assert (project / "made.txt").exists()
+    assert json.loads(result.stdout)["files_changed"] == ["notes.md"]

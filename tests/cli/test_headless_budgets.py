@@ -165,3 +165,15 @@ def test_a_run_that_would_ask_exits_without_waiting_with_a_terminal_on_stdin(ser
     assert child.exitstatus == 0
     assert "denied write_file" in child.before and "Not allowed to write." in child.before
     assert not (ws / "new.txt").exists()
+
+
+def test_budgets_come_from_the_config_and_the_flags_win(server: ScriptedServer, ws: Path, isolated_home: Path) -> None:
+    project_config(ws, "[budgets]\nmax_tokens = 5000\n", trusted=False)  # a project may set a budget the user has not
+    server.add_steps([*reads(3), finish("never reached")])
+    summary, stderr, code, _ = budget_run(server, ws)
+    assert code == 3 and summary["budget"] == "max_tokens" and summary["turns"] == 2
+    assert "token budget (--max-tokens 5,000) is used up" in stderr
+    assert_valid_transcript(isolated_home, summary["session_id"])
+    # The steps left (one read, then finish) cost 6,200 tokens: past the configured budget, within the flag's.
+    summary, _, code, _ = budget_run(server, ws, "--max-tokens", "100000")
+    assert code == 0 and summary["status"] == "finished" and summary["usage"]["total_tokens"] > 5000

@@ -204,3 +204,12 @@ def test_a_trusted_project_file_configures_checkers(ws: Path) -> None:
     project_config(ws, '[diagnostics.checkers]\npython = "ruff check --output-format=json {file}"\n')
     checkers = load_settings(ws, environ={}).settings.diagnostics.checkers
     assert checkers == {"python": "ruff check --output-format=json {file}"}
+
+
+def test_an_untrusted_project_may_set_or_lower_budgets_but_never_raise_them(ws: Path) -> None:
+    write_user_config("[budgets]\nmax_tokens = 100000\ntimeout = 600\n")
+    project_config(ws, "[budgets]\nmax_tokens = 500000\ntimeout = 60\nmax_cost = 0.5\n", trusted=False)
+    loaded = load_settings(ws, environ={})
+    budgets = loaded.settings.budgets
+    assert (budgets.max_tokens, budgets.timeout, budgets.max_cost) == (100000, 60, 0.5)  # max_cost: the user set none
+    assert loaded.ignored == ["budgets.max_tokens = 500000"]

@@ -66,7 +66,10 @@ def test_unknown_commands_name_the_ones_there_are(ws: Path) -> None:
 def test_other_agents_tool_names_translate_through_facets() -> None:
     rules, dropped = translate(("Bash(git add:*)", "Edit(src/**)", "WebFetch", "read_file"))
     assert "run_command(git add:*)" in rules and "str_replace(src/**)" in rules and "write_file(src/**)" in rules
-    assert "read_file" in rules and dropped == ["WebFetch"]
+    assert "read_file" in rules and "web_fetch" in rules and dropped == []
+    reads, _ = translate(("Read(docs/**)", "Grep"))
+    assert {"read_file(docs/**)", "grep_files(docs/**)", "list_dir(docs/**)", "grep_files"} <= set(reads)
+    assert "find_files" not in reads
 
 
 def test_a_grant_holds_only_inside_its_block(ws: Path) -> None:

@@ -192,3 +192,53 @@ def test_a_stop_hook_makes_the_model_continue_with_its_reason(ws: Path, tmp_path
     assert len(server.chat_requests) == 2
     assert "the tests have not been run yet" in server.chat_requests[1]["messages"][-1]["content"]
     assert json.loads(result.stdout)["result"] == "Now really done."
+
+
+RECORD_EDIT = """
+with open(os.environ["CLAUDE_PROJECT_DIR"] + "/../edits.jsonl", "a") as fh:
+    fh.write(json.dumps({"tool_name": event["tool_name"], "file_path": event["tool_input"]["file_path"],
+                         "old_string": event["tool_input"].get("old_string"),
+                         "new_string": event["tool_input"].get("new_string")}) + "\\n")
+"""
+
+
+def test_hooks_written_for_claude_code_match_its_tool_names_and_read_its_input_fields(
+    ws: Path, tmp_path: Path
+) -> None:
+    """Regression: matchers such as `Bash` and `Edit|MultiEdit|Write` (every Claude Code hook script's) never fired."""
+    record = hook_script(tmp_path, "record", RECORD_EDIT)
+    user_config(hooks_toml("PreToolUse", hook_script(tmp_path, "block", BLOCK_SHELL), matcher="Bash")
+                + hooks_toml("PostToolUse", record, matcher="Edit|MultiEdit|Write"))
+    (ws / "a.txt").write_text("hello\n")
+    steps = [call("read_file", file_path="a.txt"), call("run_command", command="touch made.txt"),
+             call("str_replace", file_path="a.txt", old_str="hello", new_str="bye"),
+             call("write_file", file_path="b.txt", content="new\n"), finish("done")]
+    result, server = run(ws, steps, "--yes")
+    assert result.code == 0, result.stderr
+    assert not (ws / "made.txt").exists()
+    assert "hello" in tool_results(server.chat_requests[1])[0]  # `Bash` left read_file alone
+    blocked = tool_results(server.chat_requests[2])[-1]
+    assert blocked.startswith("Error [blocked_by_hook]") and "no shell commands" in blocked
+    assert (ws / "a.txt").read_text() == "bye\n"
+    seen = [json.loads(line) for line in (tmp_path / "edits.jsonl").read_text().splitlines()]
+    assert seen == [
+        {"tool_name": "str_replace", "file_path": "a.txt", "old_string": "hello", "new_string": "bye"},
+        {"tool_name": "write_file", "file_path": "b.txt", "old_string": None, "new_string": None},
+    ]
+
+
+REWRITE_OLD_STRING = """
+edit = dict(event["tool_input"])
+edit["new_string"] = edit["new_string"].upper()
+print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": edit}}))
+"""
+
+
+def test_a_claude_code_hook_rewrites_the_input_by_its_own_field_names(ws: Path, tmp_path: Path) -> None:
+    user_config(hooks_toml("PreToolUse", hook_script(tmp_path, "upper", REWRITE_OLD_STRING), matcher="Edit"))
+    (ws / "a.txt").write_text("hello\n")
+    steps = [call("read_file", file_path="a.txt"),
+             call("str_replace", file_path="a.txt", old_str="hello", new_str="bye"), finish("done")]
+    result, _ = run(ws, steps, "--yes")
+    assert result.code == 0, result.stderr
+    assert (ws / "a.txt").read_text() == "BYE\n"

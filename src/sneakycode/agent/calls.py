@@ -93,15 +93,12 @@ class ToolCalls:
 
     @staticmethod
     def _parallel_safe(call: PreparedCall) -> bool:
-        found = call.tool
-        return (
-            call.failure is None and found is not None and found.read_only and not found.ends_run and call.allowed
-        )
+        return call.read_only and call.tool is not None and not call.tool.ends_run and call.allowed
 
     def _run_batch(self, calls: list[ToolCall], batch: list[PreparedCall], skip_reason: str | None) -> list[Outcome]:
         if skip_reason is not None:
             return [Outcome(ToolResult.fail(ErrorCode.CANCELLED, skip_reason)) for _ in batch]
-        if self.checkpoints and any(p.failure is None and p.tool and not p.tool.read_only for p in batch):
+        if self.checkpoints and any(p.failure is None and not p.read_only for p in batch):
             self._notice(self.checkpoints.before_turn(self.session_turns))
         if len(batch) == 1:
             return [self._run_one(calls[0], batch[0])]

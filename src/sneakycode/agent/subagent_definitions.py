@@ -5,7 +5,7 @@
     ---
     name: reviewer
     description: Reviews a diff for bugs and missing tests
-    tools: read_file, grep_files, find_files     # or a YAML list; unset: every tool the main agent has
+    tools: read_file, grep_files, find_files     # or a YAML list, or Claude names (Read, Grep); unset: all
     model: qwen2.5-coder:32b                     # optional: another model of the same provider
     ---
     You review code. ...                         # the subagent's instructions
@@ -28,6 +28,7 @@ import yaml
 from sneakycode.config import user_config_path
 from sneakycode.errors import ToolError
 from sneakycode.tools.base import Tool
+from sneakycode.tools.claude_names import tools_named
 from sneakycode.tools.registry import all_tools
 from sneakycode.workspace.files import Workspace
 
@@ -112,12 +113,19 @@ def _add(found: dict[str, AgentDefinition], problems: list[str], text: str, sour
         problems.append(f"{exc}; skipped")
         return
     known = {t.name for t in all_tools()}
-    unknown = [name for name in definition.tools or () if name not in known]
+    kept: list[str] = []
+    unknown: list[str] = []
+    for name in definition.tools or ():
+        # Claude Code's names (`tools: Read, Grep, Glob` in .claude/agents/) stand for our tools of that kind.
+        mapped = [name] if name in known else [t.name for t in tools_named(name, all_tools())]
+        kept += mapped
+        if not mapped:
+            unknown.append(name)
     if unknown:
-        kept = tuple(name for name in definition.tools or () if name in known)
         fallback = " it gets the read-only tools instead" if not kept else ""
         problems.append(f"{source}: no tool named {', '.join(unknown)} here; ignored.{fallback}")
-        tools = kept or tuple(t.name for t in all_tools() if t.read_only)
+    if definition.tools is not None and (unknown or kept != list(definition.tools)):
+        tools = tuple(dict.fromkeys(kept)) or tuple(t.name for t in all_tools() if t.read_only)
         definition = AgentDefinition(definition.name, definition.description, definition.prompt, tools,
                                      definition.model, source)
     found[definition.name] = definition

@@ -5,8 +5,10 @@ The child shares the parent's session: the same tool context (workspace, read le
 signal, permissions and approver), the same hooks (SubagentStop instead of Stop) and the same model unless
 its definition names another. Its turns, calls and tokens count as the parent's (max_turns and budgets see
 them); its events reach the parent's sink tagged with its id ("explore-1"); its messages are kept in the
-session folder under `agents/ID/`, and the parent's transcript records each run. The task tool is auto and
-read-only (so several run at once) when every definition it can run is read-only; otherwise it asks first.
+session folder under `agents/ID/`, and the parent's transcript records each run. Each task call is decided by
+the definition it names: one for a read-only subagent is decided as an auto-tier read-only call (it runs
+without asking, beside other read-only calls), any other asks first, so one user agent that may edit does not
+make every explore call ask.
 """
 
 from __future__ import annotations
@@ -85,6 +87,8 @@ class Subagents:
         self._events = threading.Lock()
         self._approvals = threading.Lock()
         self.tool = self._build_tool()
+        # How a call for a read-only subagent is decided when the tool itself is not read-only (see decided_as).
+        self._read_only_task = replace(self.tool, tier=Tier.AUTO, read_only=True, decided_as=None)
 
     def attach(self, parent: Agent) -> None:
         self.parent = parent
@@ -100,13 +104,23 @@ class Subagents:
             func=self.run,
             tier=Tier.AUTO if read_only else Tier.CONFIRM,
             read_only=read_only,
+            decided_as=None if read_only else self._decided_as,
             mcp=False,
+            claude_names=("Task", "Agent"),
             headline="description",
             preview=lambda arguments: Preview(f"{arguments.get('agent', '?')}: {arguments.get('prompt', '')}"),
             example={"agent": "explore", "prompt": "Where is the retry logic of the HTTP client?"},
             guidance="To search or read widely, give the task to a subagent with task (explore): it answers "
             "without filling your context; independent tasks may run at the same time.",
         )
+
+    def _decided_as(self, arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[str, Any]] | None:
+        """A call naming a read-only definition is decided as an auto-tier read-only tool of the same name
+        would be (deny rules and plan mode still apply); any other call by the tool's own confirm tier."""
+        definition = self.definitions.get(str(arguments.get("agent")))
+        if definition is None or not definition.read_only(self.available):
+            return None
+        return self._read_only_task, arguments
 
     def run(self, args: TaskArgs, ctx: ToolContext) -> ToolResult:
         """The task tool: run the named subagent to its end and return its final message."""

@@ -54,9 +54,9 @@ class ApproveAll:
 def run_headless(args: argparse.Namespace) -> int:
     streamed_input = args.input_format == "stream-json"
     try:
+        _check_budgets(args)  # before the settings, so the message names the flag
         task = _read_task(args.prompt or "", streamed_input)
         loaded = settings_from_args(args)
-        _check_budgets(args)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
@@ -140,7 +140,7 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         sink.line({"type": "start", "schema": STREAM_SCHEMA_VERSION, "session_id": ctx.session_id,
                    "resumed": session.saved is not None, "workspace": str(ctx.workspace.root),
                    "provider": config.provider, "model": config.model})
-    changes = ChangeTracker(ctx.session_dir)
+    changes = ChangeTracker(ctx.session_dir, ctx.workspace.root)
     tasks = [task] if task.strip() else []
     messages = user_messages(sys.stdin, sys.stderr) if args.input_format == "stream-json" else iter(())
     result: RunResult | None = None

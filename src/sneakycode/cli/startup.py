@@ -22,6 +22,7 @@ from sneakycode.errors import ConfigError
 from sneakycode.process.hardening import protect_variables
 
 if TYPE_CHECKING:
+    from sneakycode.agent.budgets import Budgets
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.providers import ModelConfig
     from sneakycode.agent.protocol import ChatModel, EventSink
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from sneakycode.session.checkpoints import Checkpoints
     from sneakycode.session.transcript import SavedSession, Transcript
     from sneakycode.tools.context import ToolContext
+
+BUDGETS = ("max_tokens", "max_cost", "timeout")  # flags and `budgets.*` keys of the same names
 
 
 def workspace_settings(
@@ -80,10 +83,22 @@ def settings_from_args(args: argparse.Namespace, *, notify: bool = True) -> Load
             "base_url": args.base_url,
             "permissions.mode": args.mode,
             "max_turns": args.max_turns,
+            **{f"budgets.{name}": getattr(args, name, None) for name in BUDGETS},
         }.items()
         if value is not None
     }
     return workspace_settings(args.workspace, flags, trust_project=args.trust_project, notify=notify)
+
+
+def run_budgets(args: argparse.Namespace, loaded: LoadedSettings) -> Budgets:
+    """The run's budgets: a headless run's from the settings (the flags are their top layer); an interactive
+    session's from the flags alone, since a person is there to stop it and a configured timeout would end a
+    session that is merely waiting for them."""
+    from sneakycode.agent.budgets import Budgets
+
+    headless = getattr(args, "prompt", None) is not None or getattr(args, "input_format", "text") == "stream-json"
+    configured = loaded.settings.budgets
+    return Budgets(*(getattr(configured if headless else args, name, None) for name in BUDGETS))
 
 
 @contextmanager
@@ -174,7 +189,7 @@ def prepare_run(
     what failed or was held back for want of trust is emitted as notices."""
     from dataclasses import replace
 
-    from sneakycode.agent.budgets import Budgets, Spending
+    from sneakycode.agent.budgets import Spending
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.model.client import build_chat_model
     from sneakycode.agent.model.families import edit_format_for
@@ -191,10 +206,10 @@ def prepare_run(
 
     config = with_server_window(resolve_model_config(loaded, args.api_key))
     price = price_for(loaded.settings, config.provider, config.model)
-    budgets = Budgets(*(getattr(args, name, None) for name in ("max_tokens", "max_cost", "timeout")))
+    budgets = run_budgets(args, loaded)
     if budgets.max_cost is not None and price is None:
         raise ConfigError(
-            f"--max-cost needs the price of {config.model}, which is not in the built-in table: add "
+            f"--max-cost (budgets.max_cost) needs the price of {config.model}, which is not in the built-in table: add "
             f'[pricing."{config.model}"] with input = and output = (USD per million tokens) to the config'
         )
     chosen = loaded.settings.tools

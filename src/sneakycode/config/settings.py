@@ -114,11 +114,25 @@ class CheckpointSettings(_Strict):
     )
 
 
+class BudgetSettings(_Strict):
+    max_tokens: int | None = Field(
+        None, ge=1, description="Headless runs stop (exit 3) after this many tokens, prompt and completion "
+        "(--max-tokens)."
+    )
+    max_cost: float | None = Field(
+        None, gt=0, description="Headless runs stop (exit 3) once they cost this many USD, by `pricing` (--max-cost)."
+    )
+    timeout: float | None = Field(
+        None, gt=0, description="Headless runs stop (exit 3) after this many seconds of wall-clock time (--timeout)."
+    )
+
+
 class HookCommand(_Strict):
     matcher: str = Field(
         "",
-        description="Regex the whole tool name must match (PreToolUse, PostToolUse; `mcp__server__.*` for MCP tools), "
-        "the source for SessionStart, the trigger for PreCompact; empty or `*`: always.",
+        description="Regex the whole tool name must match, ours or Claude Code's (`Bash`, `Edit|Write`; "
+        "`mcp__server__.*` for MCP tools) for PreToolUse and PostToolUse, the source for SessionStart, the trigger "
+        "for PreCompact; empty or `*`: always.",
     )
     command: str = Field(description="Shell command line run in the workspace; gets the event as JSON on stdin.")
     timeout: int = Field(60, ge=1, le=3600, description="Seconds before the hook and its processes are killed.")
@@ -238,6 +252,9 @@ class Settings(_Strict):
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: prompts the model loads.")
     checkpoints: CheckpointSettings = Field(
         default_factory=CheckpointSettings, description="Workspace snapshots that `sneakycode rewind` restores."
+    )
+    budgets: BudgetSettings = Field(
+        default_factory=BudgetSettings, description="Limits of a headless run; the flags of the same names win."
     )
     hooks: HooksSettings = Field(
         default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."

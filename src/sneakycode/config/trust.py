@@ -47,12 +47,13 @@ HARMLESS_KEYS = frozenset(
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.
 SERVERS_PREFIX = "mcp.servers."
-# tools.shell.max_jobs: fewer jobs at once only narrows what commands may do.
+# tools.shell.max_jobs: fewer jobs at once only narrows what commands may do. A budget (`budgets.*`) only ends
+# a run sooner; one the user left unset (no limit) a project may set.
 LOWER_IS_TIGHTER = frozenset(
     {
         "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
         "tools.shell.max_timeout", "diagnostics.timeout", "tools.shell.max_jobs", "tools.web.timeout",
-        "tools.web.max_bytes",
+        "tools.web.max_bytes", "budgets.max_tokens", "budgets.max_cost", "budgets.timeout",
     }
 )  # fmt: skip
 # From the strictest value to the loosest. `diagnostics.enabled` runs no program (checkers are
@@ -86,7 +87,8 @@ def untrusted_project_layer(
         elif dotted in TIGHTENING_KEYS or dotted in HARMLESS_KEYS:
             allowed = True
         elif dotted in LOWER_IS_TIGHTER:
-            allowed = value <= now
+            number = isinstance(value, int | float) and not isinstance(value, bool)
+            allowed = number and (now is None or value <= now)
         elif dotted in STRICTNESS:
             order = STRICTNESS[dotted]
             allowed = order.index(value) <= order.index(now)

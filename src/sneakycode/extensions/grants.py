@@ -1,32 +1,21 @@
 """`allowed-tools` of a custom command or skill: allow rules granted only while its request runs.
 
-Entries are our rules (`TOOL` or `TOOL(PATTERN)`) or the names other agents' files use (`Bash(git add:*)`,
-`Edit`, `Read`), which are translated through the tools' facets, so a command written for another agent
-works unchanged. The grant is an overlay on the session's settings: deny and ask rules, plan mode and the
+Entries are our rules (`TOOL` or `TOOL(PATTERN)`) or the names Claude Code's files use (`Bash(git add:*)`,
+`Edit`, `Read`), translated through the tools' facets (tools/claude_names.py), so a command written for
+Claude Code works unchanged. The grant is an overlay on the session's settings: deny and ask rules, plan mode and the
 shell policy still decide first, and the overlay is gone when the request ends, however it ends.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
 from sneakycode.permissions.rules import parse_rule
 from sneakycode.tools.base import Tool, ToolContext
+from sneakycode.tools.claude_names import tools_ruled_by
 from sneakycode.tools.registry import all_tools
-
-# Other agents' tool names, as their command and skill files write them, to the facet our tools declare.
-FOREIGN_NAMES: dict[str, Callable[[Tool], bool]] = {
-    "Bash": lambda t: t.command is not None,
-    "Edit": lambda t: t.edits_files,
-    "MultiEdit": lambda t: t.edits_files,
-    "Write": lambda t: t.edits_files,
-    "Read": lambda t: t.read_only and bool(t.paths),
-    "Grep": lambda t: t.read_only and bool(t.paths),
-    "Glob": lambda t: t.read_only and bool(t.paths),
-    "LS": lambda t: t.read_only and bool(t.paths),
-}
 
 
 def translate(entries: tuple[str, ...], tools: tuple[Tool, ...] | None = None) -> tuple[list[str], list[str]]:
@@ -44,8 +33,7 @@ def translate(entries: tuple[str, ...], tools: tuple[Tool, ...] | None = None) -
         if name in names:
             rules.append(entry)
             continue
-        matches = FOREIGN_NAMES.get(name)
-        mapped = [t.name for t in known if matches is not None and matches(t)]
+        mapped = [t.name for t in tools_ruled_by(name, known)]
         if not mapped:
             dropped.append(entry)
         rules.extend(f"{target}({pattern})" if pattern else target for target in mapped)

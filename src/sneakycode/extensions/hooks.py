@@ -98,14 +98,20 @@ class HookRunner:
         return cls(hooks, cwd=ctx.workspace.root, session_id=ctx.session_id,
                    transcript_path=ctx.session_dir / TRANSCRIPT, env=env, cancel=ctx.cancel)
 
-    def matching(self, event: str, subject: str = "") -> list[ConfiguredHook]:
-        """The hooks of `event` whose matcher takes `subject` (the tool name, SessionStart's source, ...)."""
-        return [hook for hook in self.hooks.by_event.get(event, []) if _matches(hook.matcher, subject)]
+    def matching(self, event: str, subject: str = "", aliases: tuple[str, ...] = ()) -> list[ConfiguredHook]:
+        """The hooks of `event` whose matcher takes `subject` (the tool name, SessionStart's source, ...) or one
+        of its `aliases` (Claude Code's names for the tool, which its hook scripts match)."""
+        subjects = (subject, *aliases)
+        return [hook for hook in self.hooks.by_event.get(event, [])
+                if any(_matches(hook.matcher, name) for name in subjects)]
 
-    def run(self, event: str, fields: dict[str, Any], *, subject: str = "", cancellable: bool = True) -> HookOutcome:
-        """Run every hook of `event` that matches `subject`, in parallel, and combine their answers. Not
-        `cancellable`: Ctrl-C does not stop them (SessionEnd, which runs after a cancelled run); timeouts do."""
-        chosen = self.matching(event, subject)
+    def run(
+        self, event: str, fields: dict[str, Any], *, subject: str = "", aliases: tuple[str, ...] = (),
+        cancellable: bool = True,
+    ) -> HookOutcome:
+        """Run every hook of `event` that matches `subject` (or an alias), in parallel, and combine their answers.
+        Not `cancellable`: Ctrl-C does not stop them (SessionEnd, which runs after a cancelled run); timeouts do."""
+        chosen = self.matching(event, subject, aliases)
         outcome = HookOutcome()
         if not chosen:
             return outcome

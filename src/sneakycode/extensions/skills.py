@@ -126,6 +126,7 @@ def skill_tool(catalog: SkillCatalog) -> Tool:
 
     @tool(
         name=SKILL_TOOL_NAME,
+        claude_names=("Skill",),
         tier=Tier.AUTO,
         read_only=True,
         mcp=False,

@@ -54,6 +54,13 @@ class PreparedCall:
     decided_as: tuple[Tool, dict[str, Any]] | None = None  # the call it was decided as (see Tool.decided_as)
 
     @property
+    def read_only(self) -> bool:
+        """True when the call changes nothing: its tool is read-only, or it is decided as a read-only call (a
+        task for a read-only subagent), so it may run beside other read-only calls."""
+        found = self.decided_as[0] if self.decided_as is not None else self.tool
+        return self.failure is None and found is not None and found.read_only
+
+    @property
     def allowed(self) -> bool:
         """True when the call goes ahead without asking anyone (a call that fails on its own included)."""
         return self.failure is not None or (self.decision is not None and self.decision.decision is Decision.ALLOW)
@@ -107,7 +114,10 @@ class Gate:
         proxy = found.decided_as(arguments, self.ctx) if found.decided_as is not None else None
         if proxy is not None:
             decision = decide(proxy[0], proxy[1], self.ctx.loaded, self.ctx.workspace.root, self.mode)
-            decision = replace(decision, reason=f"decided as {proxy[0].name} of the same command: {decision.reason}")
+            if proxy[0].name != name:  # the same tool's variant (a read-only task) needs no explanation
+                shown = proxy[0].headline_of(proxy[1])
+                about = f"{proxy[0].name} `{shown}`" if shown else proxy[0].name
+                decision = replace(decision, reason=f"decided as {about} would be: {decision.reason}")
             return PreparedCall(name, arguments, found, args, decision, decided_as=proxy)
         decision = decide(found, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode)
         return PreparedCall(name, arguments, found, args, decision)

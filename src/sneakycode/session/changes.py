@@ -1,10 +1,10 @@
 """Which files a run changed, for the headless result's `files_changed`.
 
-Today the undo journal answers: every mutation a file tool made is an entry. A command that writes files
-(`run_command`, a job) leaves no entry, so those changes are missing here. Issue 13's shadow-git checkpoints
-see every change; once they land, `ChangeTracker` should diff the checkpoint taken at `start` against the
-workspace instead, and keep the journal as the fallback where no checkpoint exists. Callers only see
-`start` and `changed`.
+Where the session takes checkpoints (checkpoints.py), the answer is the difference between the first
+checkpoint taken since `start` (the workspace before the run's first call that could change anything) and
+the latest end-of-run snapshot, so files a command wrote or deleted (`run_command`, a job, a formatter hook)
+are listed too. The undo journal adds what the file tools changed where no snapshot sees it (an ignored
+file, one over the snapshot size limit), and is the whole answer when checkpoints are off or failed.
 """
 
 from __future__ import annotations
@@ -12,15 +12,38 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from sneakycode.errors import CheckpointError
+from sneakycode.session.checkpoints import read_records
 from sneakycode.session.journal import Journal
+from sneakycode.session.shadow_git import ShadowRepo
 
 
 class ChangeTracker:
-    """Remembers where the journal stood at `start`; `changed` lists the paths changed since, once each."""
+    """Remembers where the journal and the checkpoints stood at `start`; `changed` lists the paths changed since,
+    once each, in the order git lists them, then the journal's."""
 
-    def __init__(self, session_dir: Path) -> None:
+    def __init__(self, session_dir: Path, workspace: Path) -> None:
+        self.session_dir = session_dir
+        self.workspace = workspace
         self.journal = Journal(session_dir)
         self.before = len(self.journal.entries())
+        self.records_before = len(read_records(session_dir))
 
     def changed(self, display: Callable[[Path], str]) -> list[str]:
-        return list(dict.fromkeys(display(entry.path) for entry in self.journal.entries()[self.before :]))
+        snapshotted = [display(self.workspace / path) for path in self._snapshot_changes()]
+        journaled = [display(entry.path) for entry in self.journal.entries()[self.before :]]
+        return list(dict.fromkeys([*snapshotted, *journaled]))
+
+    def _snapshot_changes(self) -> list[str]:
+        """Paths (relative to the workspace) that differ between the run's first checkpoint and its last end
+        snapshot; none when the run took no checkpoint (it changed nothing a snapshot sees, or they are off)."""
+        records = read_records(self.session_dir)[self.records_before :]
+        first = next((record for record in records if record.kind == "before"), None)
+        last = next((record for record in reversed(records) if record.kind == "end"), None)
+        if first is None or last is None or first.tree == last.tree:
+            return []
+        try:
+            repo = ShadowRepo.find(self.session_dir, self.workspace)
+            return [change.path for change in repo.changes(first.commit, last.commit)]
+        except CheckpointError:  # git went away since the snapshots: the journal still answers
+            return []

@@ -157,6 +157,8 @@ class Tool:
     guidance: str = ""  # one line of the system prompt, sent only while the tool is offered
     # Decide the call as another call would be (a job's kill as its command line): (tool, arguments) or None.
     decided_as: Callable[[dict[str, Any], ToolContext], tuple[Tool, dict[str, Any]] | None] | None = None
+    # Claude Code's names for it that no other facet implies (Grep, Glob, Task): see tools/claude_names.py.
+    claude_names: tuple[str, ...] = ()
 
     def parameters_schema(self) -> dict[str, Any]:
         return compact_schema(self.args_model.model_json_schema())

@@ -42,6 +42,7 @@ def decided_as(arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[
 
 @tool(
     name="job",
+    claude_names=("BashOutput", "KillShell", "KillBash"),
     tier=Tier.AUTO,
     decided_as=decided_as,
     example={"job_id": 1, "pattern": "listening on .*:(\\d+)", "wait_seconds": 20},

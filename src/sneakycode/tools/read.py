@@ -192,6 +192,7 @@ class ListDirArgs(ToolArgs):
 
 @tool(
     name="list_dir",
+    claude_names=("LS",),
     tier=Tier.AUTO,
     read_only=True,
     paths=("directory_path",),

@@ -33,6 +33,7 @@ class UpdateTasksArgs(ToolArgs):
 
 @tool(
     name="update_tasks",
+    claude_names=("TodoWrite",),
     tier=Tier.AUTO,
     mcp=False,
     quiet_on_success=True,

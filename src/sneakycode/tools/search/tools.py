@@ -118,6 +118,7 @@ class GrepFilesArgs(ToolArgs):
 
 @tool(
     name="grep_files",
+    claude_names=("Grep",),
     tier=Tier.AUTO,
     read_only=True,
     paths=("path",),
@@ -294,6 +295,7 @@ class FindFilesArgs(ToolArgs):
 
 @tool(
     name="find_files",
+    claude_names=("Glob",),
     tier=Tier.AUTO,
     read_only=True,
     paths=("path",),
