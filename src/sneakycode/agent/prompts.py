@@ -9,7 +9,6 @@ file says so and how to read the rest. A file that exists but cannot be used is 
 
 from __future__ import annotations
 
-from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tool
 from sneakycode.tools.registry import all_tools
@@ -62,13 +61,3 @@ def build_system_prompt(
         parts.append(f"# Project instructions from {name}\n{text}")
         budget = max(0, budget - len(text))
     return "\n\n".join(parts)
-
-
-def no_answer_message(reply: AssistantTurn) -> str:
-    """Why a run ended after two replies with neither an answer nor a tool call."""
-    if reply.reasoning.strip():
-        return (
-            "The model only reasoned, twice in a row: no answer and no tool call, even after being asked to "
-            "continue. Try again, rephrase the task, or choose another model with --model."
-        )
-    return "The model sent an empty reply (no text and no tool calls), twice in a row."
