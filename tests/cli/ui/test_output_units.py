@@ -113,3 +113,11 @@ def test_saving_a_rule_keeps_the_files_comments(tmp_path: Path) -> None:
     add_allow_rules(path, ["run_command(pytest:*)"])
     assert path.read_text() == ('# mine\nmodel = "m"  # the fast one\n\n[permissions]\n'
                                 'allow = ["read_file", "run_command(pytest:*)"]\n')
+
+
+def test_always_never_suggests_a_bare_interpreter_prefix() -> None:
+    """Seen in the tmux trial: `python -m pytest -q` offered `run_command(python:*)`, which runs any code."""
+    assert prefix_rule("run_command", "python -m pytest -q test_calc.py") == "run_command(python -m pytest:*)"
+    assert prefix_rule("run_command", "python3 setup.py build") is None
+    assert prefix_rule("run_command", "bash -c 'make test'") is None
+    assert prefix_rule("run_command", "npm test") == "run_command(npm test:*)"

@@ -34,6 +34,8 @@ from sneakycode.tools.registry import get_tool
 SESSION_ORIGIN = "approved in this session"
 # A second word that reads like a subcommand (`git commit`, `npm test`, `cargo build`), not a path or flag.
 SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
+# Programs that run whatever code they are given: a prefix of the program alone approves everything.
+INTERPRETERS = frozenset({"python", "node", "bash", "sh", "zsh", "dash", "ruby", "perl", "php", "deno", "bun", "lua"})
 
 
 def prefix_rule(tool_name: str, command: str) -> str | None:
@@ -43,6 +45,11 @@ def prefix_rule(tool_name: str, command: str) -> str | None:
     except ValueError:
         return None
     if not words or "=" in words[0]:
+        return None
+    if Path(words[0]).name.rstrip("0123456789.") in INTERPRETERS:
+        # `python:*` would allow any program at all: only `python -m MODULE` makes a prefix worth keeping.
+        if len(words) > 2 and words[1] == "-m" and SUBCOMMAND.fullmatch(words[2].replace("_", "-")):
+            return f"{tool_name}({' '.join(words[:3])}:*)"
         return None
     kept = words[:2] if len(words) > 1 and SUBCOMMAND.fullmatch(words[1]) else words[:1]
     return f"{tool_name}({' '.join(kept)}:*)"
