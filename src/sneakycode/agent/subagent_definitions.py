@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from sneakycode.config import user_config_path
 from sneakycode.errors import ToolError
+from sneakycode.extensions.frontmatter import FrontMatterError, parse_markdown, text_field
 from sneakycode.tools.base import Tool
 from sneakycode.tools.claude_names import tools_named
 from sneakycode.tools.registry import all_tools
@@ -132,33 +131,22 @@ def _add(found: dict[str, AgentDefinition], problems: list[str], text: str, sour
 
 
 def parse_definition(text: str, source: str, stem: str) -> AgentDefinition:
-    """A definition from a file's text; a ValueError names the file, the line and what is wrong."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise ValueError(f"{source}:1: no front matter (the file must start with a line `---`)")
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-    if end is None:
-        raise ValueError(f"{source}:1: the front matter is not closed by a line `---`")
+    """A definition from a file's text; a ValueError names the file, the line and what is wrong. The front
+    matter is read as skills and commands read theirs (extensions.frontmatter)."""
     try:
-        meta: Any = yaml.safe_load("\n".join(lines[1:end])) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
-        why = getattr(exc, "problem", None) or exc
-        raise ValueError(f"{source}:{line}: the front matter is not valid YAML ({why})") from None
-    if not isinstance(meta, dict):
-        raise ValueError(f"{source}:2: the front matter must be `key: value` lines")
-    name = str(meta.get("name") or stem).strip()
+        parsed = parse_markdown(text, required=True)
+        name = text_field(parsed, "name") or stem
+        description = text_field(parsed, "description", required=True) or ""
+        model = text_field(parsed, "model")
+    except FrontMatterError as exc:
+        raise ValueError(f"{source}:{exc.line}: {exc.problem}") from None
     if not NAME.fullmatch(name):
         raise ValueError(f"{source}:2: name {name!r} must be lower-case letters, digits, - and _")
-    description = meta.get("description")
-    if not isinstance(description, str) or not description.strip():
-        raise ValueError(f"{source}:2: `description` is required (one line saying when to use this agent)")
-    model = meta.get("model")
-    if model is not None and (not isinstance(model, str) or model == "inherit"):
-        model = None  # Claude Code's `inherit` (and anything not a name) means the main agent's model
-    return AgentDefinition(name, " ".join(description.split()), "\n".join(lines[end + 1 :]).strip(),
-                           _tool_names(meta.get("tools"), source), model, source)
+    if model == "inherit":
+        model = None  # Claude Code's `inherit` means the main agent's model
+    tools, _ = parsed.meta.get("tools", (None, 2))
+    return AgentDefinition(name, " ".join(description.split()), parsed.body.strip(), _tool_names(tools, source),
+                           model, source)
 
 
 def _tool_names(value: Any, source: str) -> tuple[str, ...] | None:
