@@ -149,8 +149,10 @@ def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
         invoked = in_effect(run, invocation) if invocation else nullcontext()
         with cancel_on_sigint(agent.cancel.set, sigterm=True), invoked:
             agent.start_session("resume" if session.saved else "startup")
+            attach = images  # --image and resource images go with the first message only
             for request in _chain(tasks, messages):
-                result = agent.run_turn(request, images if request is task else None)
+                result = agent.run_turn(request, attach)
+                attach = []
                 code = EXIT_BY_STATUS[result.status]
                 if result.status in STOPPING:
                     break
