@@ -11,7 +11,7 @@ import pytest
 
 from sneakycode.agent.loop import RESUMED_NOTE, Agent
 from sneakycode.agent.protocol import AssistantTurn
-from sneakycode.cli.startup import AgentSession, open_agent_session
+from sneakycode.api.assembly import AgentSession, open_agent_session
 from sneakycode.config import load_settings
 from sneakycode.errors import ConfigError
 from sneakycode.session.folders import new_session

@@ -27,7 +27,7 @@ from sneakycode.agent.results import RunResult, RunStatus
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ModelError, SneakyError
 from sneakycode.extensions.hooks import HookRunner
-from sneakycode.permissions.gate import Approver, Gate
+from sneakycode.permissions.gate import NOBODY, Approver, Gate, Unattended
 from sneakycode.session.checkpoints import Checkpoints
 from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import ImagePart, Tool
@@ -64,12 +64,15 @@ class Agent(ToolCalls):
         role: str = "",
         budgets: Budgets | None = None,
         spending: Spending | None = None,
+        unattended: Unattended = NOBODY,
+        system_prompt: str = "",
     ) -> None:
         """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
         `skills_prompt`: the system prompt's list of skills (see extensions.skills). `hooks`: the user's hooks
         (`stop_event` is SubagentStop for a subagent); `role`: instructions that follow the system prompt (a
         subagent's definition). `budgets` limit the whole session; `spending` carries the price and counts
-        what it used."""
+        what it used. `unattended`: how a refusal for want of an approver is worded (the face's words).
+        `system_prompt`: the embedding program's own instructions, after the project's."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
@@ -77,7 +80,8 @@ class Agent(ToolCalls):
         self.hook_runner = hooks
         self.hooks = HookPoints(hooks, sink, stop_event)
         offered = all_tools() if tools is None else tools
-        self.gate = Gate(ctx, self.hooks.approver(approver), PermissionMode(mode) if mode else None, offered=offered)
+        self.gate = Gate(ctx, self.hooks.approver(approver), PermissionMode(mode) if mode else None, offered=offered,
+                         unattended=unattended)
         self.max_turns = max_turns or ctx.settings.max_turns
         window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
         self.context = ContextManager(window, ctx.workspace)
@@ -88,9 +92,8 @@ class Agent(ToolCalls):
         self.tools_tokens = 0
         self._set_tools(openai_schemas(offered))
         notices: list[str] = []
-        prompt = build_system_prompt(ctx.workspace, notices=notices, tools=offered, skills=skills_prompt)
-        if role:
-            prompt = f"{prompt}\n\n# Your role\n{role}"
+        self._prompt_parts = (skills_prompt, system_prompt, role)
+        prompt = self._prompt = self._compose_prompt(offered, notices)
         self.checkpoints = checkpoints
         self.session_turns = session_turns  # model turns across the session: what checkpoints are numbered by
         for notice in [*notices, checkpoints.notice if checkpoints else None]:
@@ -136,6 +139,29 @@ class Agent(ToolCalls):
             self.gate.withdraw(names)
             self._set_tools([schema for schema in self.tools if schema["function"]["name"] not in names])
         self.sink.emit({"type": "notice", "message": note})
+
+    def set_tools(self, tools: tuple[Tool, ...], reason: str) -> None:
+        """Offer exactly `tools` from the next request on (a model switch re-chooses the edit tool), with the
+        system prompt's tool guidance to match; the conversation goes on."""
+        with self._tools_lock:
+            self.gate.offered = {t.name: t for t in tools}
+            self._set_tools(openai_schemas(tools))
+            prompt = self._compose_prompt(tools, [])
+            system = self.history[0]
+            tail = str(system["content"])[len(self._prompt):]  # the resumed note, hooks' session context
+            system["content"] = prompt + tail
+            self._prompt = prompt
+        if self.transcript is not None:
+            self.transcript.write("history", messages=self.history, reason=reason)
+
+    def _compose_prompt(self, offered: tuple[Tool, ...], notices: list[str]) -> str:
+        skills, instructions, role = self._prompt_parts
+        prompt = build_system_prompt(self.ctx.workspace, notices=notices, tools=offered, skills=skills)
+        if instructions:
+            prompt = f"{prompt}\n\n# Instructions from the program running SneakyCode\n{instructions}"
+        if role:
+            prompt = f"{prompt}\n\n# Your role\n{role}"
+        return prompt
 
     def _set_tools(self, schemas: list[dict[str, Any]]) -> None:
         self.tools = schemas

@@ -147,9 +147,10 @@ class Subagents:
         transcript = Transcript(folder)
         approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals)
         child = Agent(
-            model, replace(ctx, tasks=[]), sink, approver=approver, mode=parent.mode, max_turns=turns,
+            model, ctx.for_subagent(), sink, approver=approver, mode=parent.mode, max_turns=turns,
             context_window=parent.context.window, transcript=transcript, tools=definition.offered(self.available),
             hooks=parent.hook_runner, stop_event="SubagentStop", role=definition.prompt,
+            unattended=parent.gate.unattended,
         )
         try:
             result = child.work(args.prompt)

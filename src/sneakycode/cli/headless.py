@@ -17,21 +17,19 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
-from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sneakycode.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report, summarise
-from sneakycode.cli.main import ExitCode
-from sneakycode.cli.startup import cancel_on_sigint, settings_from_args
-from sneakycode.config import LoadedSettings
+from sneakycode.api.options import Options
+from sneakycode.cli.exit_codes import ExitCode
+from sneakycode.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report
+from sneakycode.cli.startup import cancel_on_sigint, debug_printer, options_from_args, protect_key
 from sneakycode.errors import ConfigError, SneakyError, ToolError
+from sneakycode.permissions.gate import Unattended
 
 if TYPE_CHECKING:
+    from sneakycode.api.result import Result
     from sneakycode.tools.base import ImagePart
-
-if TYPE_CHECKING:
-    from sneakycode.agent.loop import RunResult
 
 EXIT_BY_STATUS = {
     "finished": ExitCode.OK,
@@ -42,6 +40,8 @@ EXIT_BY_STATUS = {
     "cancelled": ExitCode.INTERRUPTED,
 }
 STOPPING = ("budget", "cancelled", "error")
+# How a refusal for want of an approver is worded here: the command line's own way to approve.
+UNATTENDED = Unattended("headless mode without --yes", "rerun with --yes (approves every call no deny rule blocks)")
 
 
 class ApproveAll:
@@ -56,11 +56,11 @@ def run_headless(args: argparse.Namespace) -> int:
     try:
         _check_budgets(args)  # before the settings, so the message names the flag
         task = _read_task(args.prompt or "", streamed_input)
-        loaded = settings_from_args(args)
+        options = options_from_args(args, debug_log=debug_printer(args.verbose))
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    return _run(args, task, loaded)
+    return _run(args, task, options)
 
 
 def _read_task(prompt: str, streamed_input: bool) -> str:
@@ -101,78 +101,57 @@ def user_messages(lines: TextIO, err: TextIO) -> Iterator[str]:
         yield content
 
 
-def _run(args: argparse.Namespace, task: str, loaded: LoadedSettings) -> int:
-    from sneakycode.cli.invocations import expand, in_effect, parse_slash, with_resources
-    from sneakycode.cli.startup import prepare_run
-    from sneakycode.session.changes import ChangeTracker
+def _run(args: argparse.Namespace, task: str, options: Options) -> int:
+    from sneakycode.api.session import Session
 
     sink = HeadlessSink(args.output_format, args.verbose, sys.stdout, sys.stderr)
     approver = ApproveAll() if args.yes else None
     try:
-        run = prepare_run(args, loaded, sink, lambda _ctx: approver, _debug_log if args.verbose else None)
+        session = Session(options, sink=sink, approver_for=lambda _ctx: approver, unattended=UNATTENDED)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    config, session, agent = run.config, run.session, run.agent
-    ctx = session.ctx
-    try:
-        images = _attached_images(args.image, config.supports_images, config.model)
-    except ConfigError as exc:
-        ctx.close()
-        run.close()
-        print(f"sneakycode: {exc}", file=sys.stderr)
-        return ExitCode.USAGE
-    invocation = None
-    if parse_slash(task) is not None:  # `/review src/app.py`: a custom command or skill, expanded first
-        try:
-            invocation = expand(run, task)
-        except ConfigError as exc:
-            ctx.close()
-            run.close()
-            print(f"sneakycode: {exc}", file=sys.stderr)
-            return ExitCode.USAGE
-        for notice in invocation.notices:
-            sink.emit({"type": "notice", "message": notice})
-        task = invocation.prompt
-    task, resource_images = with_resources(run, task, lambda notice: sink.emit({"type": "notice", "message": notice}))
-    images += resource_images
-    if sink.stream:
-        sink.line({"type": "start", "schema": STREAM_SCHEMA_VERSION, "session_id": ctx.session_id,
-                   "resumed": session.saved is not None, "workspace": str(ctx.workspace.root),
-                   "provider": config.provider, "model": config.model})
-    changes = ChangeTracker(ctx.session_dir, ctx.workspace.root)
-    tasks = [task] if task.strip() else []
-    messages = user_messages(sys.stdin, sys.stderr) if args.input_format == "stream-json" else iter(())
-    result: RunResult | None = None
+    protect_key(session.loaded)
+    result: Result | None = None
     code = ExitCode.OK
     try:
-        invoked = in_effect(run, invocation) if invocation else nullcontext()
-        with cancel_on_sigint(agent.cancel.set, sigterm=True), invoked:
-            agent.start_session("resume" if session.saved else "startup")
-            attach = images  # --image and resource images go with the first message only
+        images = _attached_images(args.image, session.ctx.supports_images, session.model)
+        if sink.stream:
+            sink.line({"type": "start", "schema": STREAM_SCHEMA_VERSION, "session_id": session.session_id,
+                       "resumed": session.resumed, "workspace": str(session.ctx.workspace.root),
+                       "provider": session.config.provider, "model": session.model})
+        tasks = [task] if task.strip() else []
+        messages = user_messages(sys.stdin, sys.stderr) if args.input_format == "stream-json" else iter(())
+        with cancel_on_sigint(session.cancel, sigterm=True):
+            session.start()
+            attach = images  # --image goes with the first message only
             for request in _chain(tasks, messages):
-                result = agent.run_turn(request, attach)
+                result = session.run(request, attach)
                 attach = []
                 code = EXIT_BY_STATUS[result.status]
                 if result.status in STOPPING:
                     break
                 if args.input_format == "stream-json":  # one `final` per message; the last one is printed below
-                    sink.line({"type": "final", **summarise(result, agent, ctx, sink, changes, ctx.jobs.jobs)})
+                    sink.line({"type": "final", **result.to_dict()})
+    except ConfigError as exc:  # an --image that cannot be sent, a /command that does not exist
+        session.close()
+        print(f"sneakycode: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
     except SneakyError as exc:
+        session.close()
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.FAILURE
     except KeyboardInterrupt:
+        session.close()
         print("sneakycode: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
-    finally:
-        killed = ctx.close()
-        run.close()
+    killed = session.close()
     if result is None:
         print("sneakycode: no user message arrived on stdin", file=sys.stderr)
         return ExitCode.USAGE
     if args.input_format != "stream-json" or result.status in STOPPING:
-        summary = summarise(result, agent, ctx, sink, changes, ctx.jobs.jobs)
-        report(args.output_format, sink, summary, killed)
+        result.jobs = session.job_summaries()  # as the end of the session left them (killed)
+        report(args.output_format, sink, result.to_dict(), killed)
     return code
 
 
@@ -196,7 +175,3 @@ def _attached_images(paths: list[str], supported: bool, model: str) -> list[Imag
         return [load_image_file(Path(path)) for path in paths]
     except ToolError as err:
         raise ConfigError(f"--image: {err.error}") from None
-
-
-def _debug_log(line: str) -> None:
-    print(f"sneakycode: {line}", file=sys.stderr, flush=True)

@@ -12,42 +12,27 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sneakycode.agent.events import Event
+from sneakycode.api.session import STREAMED_EVENTS
 from sneakycode.cli.text import printable
 
 if TYPE_CHECKING:
-    from sneakycode.agent.loop import Agent, RunResult
     from sneakycode.process.jobs import Job
-    from sneakycode.session.changes import ChangeTracker
-    from sneakycode.tools.context import ToolContext
 
 STREAM_SCHEMA_VERSION = 1
-STREAMED_EVENTS = frozenset(
-    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice", "subagent"}
-)
 
 
 class HeadlessSink:
-    """Writes events: stream-json lines to stdout; denials and notices (all of it with --verbose) to stderr.
-    Remembers every refused call for the result's `denied` list."""
+    """Writes events: stream-json lines to stdout; denials and notices (all of it with --verbose) to stderr."""
 
     def __init__(self, output_format: str, verbose: bool, out: TextIO, err: TextIO) -> None:
         self.stream = output_format == "stream-json"
         self.verbose = verbose
         self.out = out
         self.err = err
-        self.denied: list[dict[str, Any]] = []
-        self._arguments: dict[str, str] = {}
 
     def emit(self, event: Event) -> None:
         if self.stream and event["type"] in STREAMED_EVENTS:
             self.line(dict(event))
-        if event["type"] == "tool_call":
-            self._arguments[event["id"]] = event["arguments"]
-        if event["type"] == "permission" and event["outcome"] == "denied":
-            self.denied.append({
-                "tool": event["name"], "arguments": self._arguments.get(event["id"], ""), "reason": event["reason"],
-                "rule": event["rule"], "how_to_allow": event.get("how_to_allow"),
-            })  # fmt: skip
         message = self.describe(event)
         if message:
             who = f"[{event['agent']}] " if "agent" in event and event["type"] != "subagent" else ""
@@ -78,32 +63,6 @@ class HeadlessSink:
         if event["type"] in ("assistant", "reasoning") and event["text"]:
             return f"{event['type']}: {event['text'][:500]}"
         return ""
-
-
-def summarise(
-    result: RunResult, agent: Agent, ctx: ToolContext, sink: HeadlessSink, changes: ChangeTracker,
-    jobs: Mapping[int, Job],
-) -> dict[str, Any]:
-    """The JSON result (and the stream's `final` event) of one request."""
-    return {
-        "result": result.message,
-        "success": result.status in ("finished", "answered"),
-        "status": result.status,
-        "budget": result.budget or ("max_turns" if result.status == "turn_limit" else None),
-        "turns": result.turns,
-        "tool_calls": result.tool_calls,
-        "usage": {
-            "prompt_tokens": result.prompt_tokens,
-            "completion_tokens": result.completion_tokens,
-            "total_tokens": result.prompt_tokens + result.completion_tokens,
-            "estimated": result.usage_estimated,
-        },
-        "cost": agent.spending.report(),
-        "session_id": ctx.session_id,
-        "files_changed": changes.changed(ctx.workspace.display),
-        "denied": list(sink.denied),
-        "jobs": [job.summary() for job in jobs.values()],
-    }  # fmt: skip
 
 
 def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], killed: list[Job]) -> None:

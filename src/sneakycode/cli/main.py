@@ -9,18 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from enum import IntEnum
-
-
-class ExitCode(IntEnum):
-    """How every command ends, for scripts and CI: one list, used by every command."""
-
-    OK = 0
-    FAILURE = 1  # a tool failed, the model could not be reached, undo refused
-    USAGE = 2  # bad flags or configuration: nothing was run or sent
-    BUDGET = 3  # --max-turns, --max-tokens, --max-cost or --timeout ended the run (cleanly)
-    TURN_LIMIT = 3  # the older name of BUDGET
-    INTERRUPTED = 130
 
 SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch")
 

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sneakycode.cli.main import ExitCode
+from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import PROJECT_CONFIG, user_config_path
 from sneakycode.errors import ConfigError

@@ -43,9 +43,9 @@ async def _serve(ctx: Any, offered: list[Any]) -> None:
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
-    from sneakycode import __version__
     from sneakycode.permissions.gate import Gate
     from sneakycode.tools.registry import unknown_tool
+    from sneakycode.version import __version__
 
     names = {t.name for t in offered}
     gate = Gate(ctx)

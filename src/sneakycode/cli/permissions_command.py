@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from sneakycode.cli.main import ExitCode
+from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError

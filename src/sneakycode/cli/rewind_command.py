@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 
-from sneakycode.cli.main import ExitCode
+from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import LoadedSettings, state_dir
 from sneakycode.errors import CheckpointError, ConfigError

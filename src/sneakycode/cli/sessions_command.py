@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from sneakycode.cli.main import ExitCode
+from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import state_dir
 from sneakycode.errors import ConfigError

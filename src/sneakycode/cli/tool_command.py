@@ -13,7 +13,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from sneakycode.cli.main import ExitCode
+from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.text import printable
 from sneakycode.errors import ConfigError
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from sneakycode.cli.main import ExitCode
+from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import REPOSITORY_FILES, LoadedSettings, record_trust, repository_files, trust_state_dir
 from sneakycode.errors import ConfigError

@@ -61,6 +61,7 @@ def load_settings(
     user_config: Path | None = None,
     *,
     trust_project: bool = False,
+    isolated: bool = False,
 ) -> LoadedSettings:
     """Load every layer for `workspace` (default: the current directory).
 
@@ -68,16 +69,24 @@ def load_settings(
     project file comes with the repository: unless the user trusted this workspace (`sneakycode trust`, the
     interactive prompt) or `trust_project` is set, only what tightens applies (see `project_layer`);
     `loaded.trusted` says which, for the other repository files (`.mcp.json`).
+
+    `isolated` (an embedding program's choice): no user configuration file, no SNEAKYCODE_* variable and no
+    trust record is read; the workspace is trusted only with `trust_project`.
     """
-    env = os.environ if environ is None else environ
     base = (workspace or Path.cwd()).resolve()
-    user_path = user_config or user_config_path()
     project_path = base / PROJECT_CONFIG
-    user_layers: list[tuple[str, Mapping[str, Any]]] = [(str(user_path), read_toml(user_path)), *env_layer(env)]
+    user_layers: list[tuple[str, Mapping[str, Any]]]
+    if isolated:
+        user_layers = [("no user configuration (isolated)", {})]
+        trusted = trust_project
+    else:
+        env = os.environ if environ is None else environ
+        user_path = user_config or user_config_path()
+        user_layers = [(str(user_path), read_toml(user_path)), *env_layer(env)]
+        trusted = trust_project or is_trusted(base, trust_state_dir_of(user_layers))
     raw_project = read_regular_file(project_path, CONFIG_FILE_LIMIT)
     project: dict[str, Any] = {}
     ignored: list[str] = []
-    trusted = trust_project or is_trusted(base, trust_state_dir_of(user_layers))
     if raw_project is not None:
         project = read_toml(project_path)
         validate_layer(str(project_path), project)
@@ -95,6 +104,7 @@ def load_settings(
     loaded.ignored = ignored
     loaded.base = base
     loaded.trusted = trusted
+    loaded.isolated = isolated
     root = Path(loaded.settings.workspace_root).expanduser()
     loaded.workspace = (root if root.is_absolute() else base / root).resolve()
     if loaded.origins.get("workspace_root") == str(project_path) and not inside(base, loaded.workspace):

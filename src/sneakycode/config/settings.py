@@ -283,6 +283,10 @@ class LoadedSettings:
     # (or passed --trust-project): what loosens permissions or runs programs from the repository applies only then.
     base: Path | None = None
     trusted: bool = False
+    # Loaded for an embedding program that asked for isolation: nothing of the user's (config, skills,
+    # commands, subagent definitions, trust records) is read, and nothing is written outside the workspace
+    # and the state folder.
+    isolated: bool = False
 
     def origin_of(self, key: str) -> str:
         return self.origins.get(key, "default")

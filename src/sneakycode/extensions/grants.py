@@ -54,8 +54,9 @@ def granted(ctx: ToolContext, rules: list[str], origin: str) -> Iterator[None]:
     )
     origins = dict(before.rule_origins)
     origins["permissions.allow"] = [*origins.get("permissions.allow", []), *((rule, origin) for rule in rules)]
-    ctx.loaded = replace(before, settings=settings, rule_origins=origins)
+    earlier = ctx.granted
+    ctx.granted = replace(before, settings=settings, rule_origins=origins)
     try:
         yield
     finally:
-        ctx.loaded = before
+        ctx.granted = earlier

@@ -147,7 +147,7 @@ def run_inline_commands(text: str, gate: Gate) -> str:
     """Each `` !`cmd` `` replaced by its output; a ConfigError (nothing sent) when one is refused."""
     runner = next(t for t in all_tools() if t.command is not None)
     # The user's command runs whether or not the model is offered the command tool.
-    direct = Gate(gate.ctx, gate.approver, gate.mode)
+    direct = Gate(gate.ctx, gate.approver, gate.mode, unattended=gate.unattended)
 
     def replace(match: re.Match[str]) -> str:
         command = match.group(1).strip()

@@ -2,10 +2,11 @@
 up, parsed, validated and decided once, then asked about, refused or run.
 
 A call that cannot run anyway (unknown tool, arguments that fail to parse or validate) is never decided or
-asked about: its error is what the model needs. Without an Approver (headless mode without --yes) an `ask`
-is a refusal whose message tells the model and the user exactly how to allow the call: the --yes flag or
-the narrowest allow rule. Direct callers (a person typing `sneakycode tool`, an MCP client that asks its
-own user) have chosen the call, so for them `ask` counts as approved; deny rules and plan mode still refuse.
+asked about: its error is what the model needs. Without an Approver an `ask` is a refusal whose message
+tells the model and the user exactly how to allow the call: the narrowest allow rule, and whatever the face
+that started the run offers (`Unattended`: the command line's --yes; the gate itself names no flag).
+Direct callers (a person typing `sneakycode tool`, an MCP client that asks its own user) have chosen the
+call, so for them `ask` counts as approved; deny rules and plan mode still refuse.
 """
 
 from __future__ import annotations
@@ -33,6 +34,18 @@ class Declined:
 
     def __bool__(self) -> bool:
         return False
+
+
+@dataclass(frozen=True)
+class Unattended:
+    """How a face words a refusal when nobody can approve: `why` names the situation ("headless mode without
+    --yes"), `how` the face's own way to approve such calls ("rerun with --yes ..."). Empty: neither is said."""
+
+    why: str = ""
+    how: str = ""
+
+
+NOBODY = Unattended()  # a program's session: no flag to name
 
 
 class Approver(Protocol):
@@ -84,10 +97,13 @@ class Gate:
         approver: Approver | None = None,
         mode: PermissionMode | None = None,
         offered: tuple[Tool, ...] | None = None,
+        unattended: Unattended = NOBODY,
     ) -> None:
-        """`offered`: the tools this caller's model was given (None: every tool); others are unknown to it."""
+        """`offered`: the tools this caller's model was given (None: every tool); others are unknown to it.
+        `unattended`: the face's wording for an `ask` refused because there is no approver."""
         self.ctx = ctx
         self.approver = approver
+        self.unattended = unattended
         self.mode = mode
         self.offered = None if offered is None else {t.name: t for t in offered}
         ctx.hidden = hidden_paths(ctx.loaded)
@@ -133,11 +149,12 @@ class Gate:
         if decision.decision is Decision.DENY:
             return Verdict(decision, "denied", self.capped(refused(call.name, decision)))
         if self.approver is None:
-            how = how_to_allow(suggested_rules(call, decision))
+            how = how_to_allow(suggested_rules(call, decision), self.unattended.how)
+            why = f" ({self.unattended.why})" if self.unattended.why else ""
             refusal = ToolResult.fail(
                 ErrorCode.PERMISSION_DENIED,
                 f"{call.name} was not run: it needs approval ({decision.reason}) and nobody can approve it in this "
-                "run (headless mode without --yes)",
+                f"run{why}",
                 detail=how,
                 hint="Do not retry it. Continue without it if you can; otherwise finish and tell the user what "
                 "you could not do and how to allow it.",
@@ -195,9 +212,9 @@ def suggested_rules(call: PreparedCall, decision: PermissionDecision) -> list[st
     return [f"{name}({paths[0][0]})"] if paths else [name]
 
 
-def how_to_allow(rules: list[str]) -> str:
+def how_to_allow(rules: list[str], approve: str = "") -> str:
+    """How the user allows such a call: the face's own way (`approve`, e.g. "rerun with --yes"), or an allow rule."""
     listed = ", ".join(json.dumps(rule) for rule in rules)
-    return (
-        "To allow it, the user can rerun with --yes (approves every call no deny rule blocks), or add an allow "
-        f"rule to .sneakycode/config.toml:\n[permissions]\nallow = [{listed}]"
-    )
+    first = f"{approve}, or add" if approve else "add"
+    return (f"To allow it, the user can {first} an allow rule to .sneakycode/config.toml:\n[permissions]\n"
+            f"allow = [{listed}]")

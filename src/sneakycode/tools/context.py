@@ -25,29 +25,98 @@ if TYPE_CHECKING:
     from sneakycode.process.jobs import Job, JobTable
 
 
-@dataclass
-class ToolContext:
-    """Everything a tool may touch: the workspace guard, settings, the session folder and a cancel signal.
+class SessionJobs:
+    """The session's one job table, made on first use (a session that starts no job never loads the job
+    machinery, so `sneakycode tool read_file` stays light) and shared by every agent of the session: a
+    subagent's background job is listed, reachable and killed like the main agent's."""
 
-    `loaded` keeps where each setting came from, so permission reasons can name a rule's file."""
+    def __init__(self) -> None:
+        self._table: JobTable | None = None
+        self._lock = threading.Lock()
+
+    def table(self) -> JobTable:
+        with self._lock:
+            if self._table is None:
+                from sneakycode.process.jobs import JobTable
+
+                self._table = JobTable()
+            return self._table
+
+    @property
+    def started(self) -> bool:
+        """Whether any agent of the session has used the job table."""
+        return self._table is not None
+
+    def kill_all(self) -> list[Job]:
+        with self._lock:
+            table = self._table
+        return table.kill_all() if table is not None else []
+
+
+@dataclass(frozen=True)
+class ToolSession:
+    """What is fixed for a whole session and shared by every agent in it (the main one, its subagents): the
+    workspace guard (with its read ledger and undo journal), the settings, the session folder, the jobs and
+    the web cache."""
 
     workspace: Workspace
     loaded: LoadedSettings
     session_id: str
     session_dir: Path
+    jobs: SessionJobs = field(default_factory=SessionJobs)
+    web_cache: WebCache = field(default_factory=WebCache)
+
+
+def _refuse_path(path: str) -> str | None:
+    return f"no permission gate decided {path}"
+
+
+def _refuse_url(url: str) -> str | None:
+    return f"no permission gate decided {url}"
+
+
+@dataclass
+class ToolContext:
+    """Everything a tool may touch: the session's fixed part (`session`) and what one agent's run holds (its
+    cancel signal, task list, output budget, the policy callbacks its gate installed).
+
+    The policy callbacks refuse until a permission gate installs the real ones (every caller goes through
+    one), so a context that skipped the gate hides everything rather than nothing."""
+
+    session: ToolSession
     cancel: threading.Event = field(default_factory=threading.Event)
     tasks: list[dict[str, str]] = field(default_factory=list)
     # The deny rule that hides a workspace-relative path from search results (set by the permission gate).
-    hidden: Callable[[str], str | None] = field(default=lambda _path: None)
-    # A tighter cap than max_output_bytes for this session (the agent sets it from a small context window).
+    hidden: Callable[[str], str | None] = field(default=_refuse_path)
+    # A tighter cap than max_output_bytes for this run (the agent sets it from a small context window).
     output_budget: int | None = None
-    _jobs: JobTable | None = field(default=None, repr=False)
-    # Whether the session's model accepts images (set by the run's wiring from the model); read_file refuses
-    # images without it.
+    # Whether the run's model accepts images (set from the model); read_file refuses images without it.
     supports_images: bool = False
     # The deny rule that refuses a URL (set by the permission gate), asked again on every redirect hop.
-    url_denied: Callable[[str], str | None] = field(default=lambda _url: None)
-    web_cache: WebCache = field(default_factory=WebCache)
+    url_denied: Callable[[str], str | None] = field(default=_refuse_url)
+    # The settings with a command's or skill's allowed-tools granted, while its request runs (grants.py).
+    granted: LoadedSettings | None = None
+
+    @property
+    def workspace(self) -> Workspace:
+        return self.session.workspace
+
+    @property
+    def loaded(self) -> LoadedSettings:
+        """The settings with where each came from, so permission reasons can name a rule's file."""
+        return self.granted or self.session.loaded
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id
+
+    @property
+    def session_dir(self) -> Path:
+        return self.session.session_dir
+
+    @property
+    def web_cache(self) -> WebCache:
+        return self.session.web_cache
 
     @property
     def settings(self) -> Settings:
@@ -61,18 +130,19 @@ class ToolContext:
 
     @property
     def jobs(self) -> JobTable:
-        """Commands started with run_command(background=true); `close` ends them. Made on first use, so a
-        session that starts no job never loads the job machinery (`sneakycode tool read_file` stays light)."""
-        if self._jobs is None:
-            from sneakycode.process.jobs import JobTable
+        """Commands started with run_command(background=true) by any agent of the session; `close` ends them."""
+        return self.session.jobs.table()
 
-            self._jobs = JobTable()
-        return self._jobs
+    def for_subagent(self) -> ToolContext:
+        """A subagent's context: the same session (jobs, ledger, journal, cancel signal), its own task list;
+        its gate installs its own policy callbacks."""
+        return ToolContext(self.session, cancel=self.cancel, output_budget=self.output_budget,
+                           supports_images=self.supports_images, granted=self.granted)
 
     def close(self) -> list[Job]:
         """The session ends: end its running jobs (process group, SIGTERM then SIGKILL) and return them.
         Safe to call more than once."""
-        return self._jobs.kill_all() if self._jobs is not None else []
+        return self.session.jobs.kill_all()
 
 
 TOOL_TIME_BUDGET = 120.0  # seconds of in-process work any one call may take (commands have their own timeout)
@@ -122,4 +192,4 @@ def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: Se
         max_file_size_bytes=settings.max_file_size_bytes,
         journal=Journal(info.dir),
     )
-    return ToolContext(workspace=workspace, loaded=loaded, session_id=info.id, session_dir=info.dir)
+    return ToolContext(ToolSession(workspace, loaded, info.id, info.dir))

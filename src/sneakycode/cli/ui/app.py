@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 from prompt_toolkit import PromptSession
 from rich.console import Console
 
-from sneakycode import __version__
-from sneakycode.cli.main import ExitCode
+from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.text import markup_safe, printable
 from sneakycode.cli.trust_command import trust_requests
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
 from sneakycode.tools.base import ImagePart, ToolContext
+from sneakycode.version import __version__
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
     from sneakycode.agent.protocol import EventSink
-    from sneakycode.cli.startup import PreparedRun
+    from sneakycode.api.session import Session
     from sneakycode.cli.ui.keys import EscWatcher
     from sneakycode.permissions.gate import Approver
 
@@ -38,7 +38,7 @@ STATUS_STYLE = {
 def run_interactive(args: argparse.Namespace) -> int:
     from prompt_toolkit.history import FileHistory
 
-    from sneakycode.cli.invocations import with_resources
+    from sneakycode.api.invocations import with_resources
     from sneakycode.cli.ui.approver import TerminalApprover
     from sneakycode.cli.ui.commands import COMMANDS, SlashContext, run_slash
     from sneakycode.cli.ui.completion import SlashCompleter
@@ -66,12 +66,12 @@ def run_interactive(args: argparse.Namespace) -> int:
 
     debug_log = (lambda line: console.print(f"[dim]{markup_safe(line)}[/]")) if args.verbose else None
     try:
-        run, loaded = _prepare(args, console, answers, sink, approver_for, debug_log)
+        run = _prepare(args, console, answers, sink, approver_for, debug_log)
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    config, session, agent = run.config, run.session, run.agent
-    ctx = session.ctx
+    loaded, config, agent = run.loaded, run.config, run.agent
+    ctx = run.ctx
     sink.attach(ctx)
     history_file = prompt_history_path(loaded)
     history_file.parent.mkdir(parents=True, exist_ok=True)
@@ -84,23 +84,24 @@ def run_interactive(args: argparse.Namespace) -> int:
     )
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line, run.extensions,
-                         invoke=lambda line: _invoke(run, console, line, watcher), subagents=run.subagents,
-                         mcp=run.mcp, run=run, send=lambda text: _run_request(agent, console, text, watcher=watcher),
+                         invoke=lambda line: _invoke(run, console, line, watcher), subagents=run.parts.subagents,
+                         mcp=run.parts.mcp, run=run,
+                         send=lambda text: _run_request(run, console, text, watcher=watcher),
                          last_result=lambda: sink.last_result)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
                   f"{markup_safe(config.context_window_source)}[/]")
     console.print(f"workspace {markup_safe(str(ctx.workspace.root))}  session {ctx.session_id}"
-                  + ("  (resumed)" if session.saved else ""))
+                  + ("  (resumed)" if run.resumed else ""))
     console.print("[dim]Type a task. /help lists commands; @file attaches a file, !cmd runs one; Esc stops a turn; "
                   "Shift+Tab cycles the mode; Ctrl-D leaves.[/]")
-    agent.start_session("resume" if session.saved else "startup")
+    run.start()
     shared: list[str] = []  # what `!cmd` printed, for the next request
     armed = False  # Ctrl-C once on an empty line: the next one leaves
     try:
         while True:
             try:
-                line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(agent_status(agent, run.config.model)))
+                line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(agent_status(agent, run.model)))
             except KeyboardInterrupt:
                 if prompt.default_buffer.text.strip() or not armed:
                     armed = not prompt.default_buffer.text.strip()
@@ -122,16 +123,14 @@ def run_interactive(args: argparse.Namespace) -> int:
                     shared.append(_user_command(agent, console, line[1:].strip(), watcher))
                     continue
                 request = _with_mentions(agent, console, line)
-                request, extra = with_resources(run, request, lambda n: console.print(f"[yellow]{markup_safe(n)}[/]"))
-                _run_request(agent, console, "\n\n".join([*shared, request]), _attach(console, line, ctx) + extra,
+                request, extra = with_resources(run, request)
+                _run_request(run, console, "\n\n".join([*shared, request]), _attach(console, line, ctx) + extra,
                              watcher)
                 shared.clear()
             finally:
                 sink.finish()  # nothing stays live under the next prompt
     finally:
-        agent.cancel.clear()
-        killed = ctx.close()  # leaving (Ctrl-D, /exit, a crash) ends every job
-        run.close("prompt_input_exit")
+        killed = run.close("prompt_input_exit")  # leaving (Ctrl-D, /exit, a crash) ends every job
     if killed:
         console.print(f"[dim]Stopped {len(killed)} running job(s).[/]")
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
@@ -146,20 +145,24 @@ def _prepare(
     sink: EventSink,
     approver_for: Callable[[ToolContext], Approver | None],
     debug_log: Callable[[str], None] | None,
-) -> tuple[PreparedRun, LoadedSettings]:
-    """Settings (with the trust question), then the run; with no provider configured and a terminal attached,
-    the first-run setup, then the run it configured. A ConfigError says why no run can start."""
+) -> Session:
+    """The session (after the trust question); with no provider configured and a terminal attached, the
+    first-run setup, then the session it configured. A ConfigError says why no session can start."""
     from sneakycode.agent.model.providers import SETUP_HELP
-    from sneakycode.cli.startup import prepare_run, settings_from_args
+    from sneakycode.api.session import Session
+    from sneakycode.api.settings import load_options
+    from sneakycode.cli.startup import options_from_args, protect_key
     from sneakycode.cli.ui.setup_wizard import keyring_key, run_setup
     from sneakycode.config import user_config_path
 
-    loaded = settings_from_args(args, notify=False)
+    options = options_from_args(args, debug_log=debug_log)
+    loaded = load_options(options)
+    protect_key(loaded)
     asked = trust_requests(loaded)
-    if asked and _ask_trust(console, answers(), loaded, asked):
-        loaded = settings_from_args(args, notify=False)
+    if asked:
+        _ask_trust(console, answers(), loaded, asked)
     try:
-        return prepare_run(args, loaded, sink, approver_for, debug_log), loaded
+        return Session(options, sink=sink, approver_for=approver_for)
     except ConfigError as exc:
         stored = keyring_key(loaded.settings.provider) if loaded.settings.provider and not args.api_key else None
         if stored is not None and "API key" in str(exc):
@@ -172,8 +175,7 @@ def _prepare(
             if choice is None:
                 raise
             args.api_key = args.api_key or choice.api_key
-            loaded = settings_from_args(args, notify=False)
-    return prepare_run(args, loaded, sink, approver_for, debug_log), loaded
+    return Session(options_from_args(args, debug_log=debug_log), sink=sink, approver_for=approver_for)
 
 
 def prompt_history_path(loaded: LoadedSettings) -> Path:
@@ -226,31 +228,21 @@ def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
     return found.images
 
 
-def _invoke(run: PreparedRun, console: Console, line: str, watcher: EscWatcher | None = None) -> None:
-    """`/NAME ARGS` for a custom command or skill: expanded (its inline commands asked about as usual), then
-    run as one request with its allowed-tools and model in effect."""
-    from sneakycode.cli.invocations import expand, in_effect
-
-    try:
-        invocation = expand(run, line)
-    except ConfigError as exc:
-        console.print(f"[red]{markup_safe(str(exc))}[/]")
-        return
-    for notice in invocation.notices:
-        console.print(f"[yellow]{markup_safe(notice)}[/]")
-    with in_effect(run, invocation):
-        _run_request(run.agent, console, invocation.prompt, watcher=watcher)
+def _invoke(run: Session, console: Console, line: str, watcher: EscWatcher | None = None) -> None:
+    """`/NAME ARGS` for a custom command or skill: the session expands it (its inline commands asked about as
+    usual) and runs it as one request with its allowed-tools and model in effect."""
+    _run_request(run, console, line, watcher=watcher)
 
 
-def _run_request(agent: Agent, console: Console, request: str, images: list[ImagePart] | None = None,
+def _run_request(run: Session, console: Console, request: str, images: list[ImagePart] | None = None,
                  watcher: EscWatcher | None = None) -> None:
     """One request to the model (with the images it attaches), with Esc or Ctrl-C stopping it and a one-line
     summary after."""
     from sneakycode.cli.startup import cancel_on_sigint
 
     try:
-        with cancel_on_sigint(agent.cancel.set), watcher.watching() if watcher else nullcontext():
-            result = agent.run_turn(request, images)
+        with cancel_on_sigint(run.cancel), watcher.watching() if watcher else nullcontext():
+            result = run.run(request, images)
     except SneakyError as exc:
         console.print(f"[red]{markup_safe(str(exc))}[/]")
         return
@@ -261,10 +253,11 @@ def _run_request(agent: Agent, console: Console, request: str, images: list[Imag
         style = STATUS_STYLE.get(result.status, "")
         shown = markup_safe(result.message)
         console.print(f"[{style}]{shown}[/]" if style else shown)
+    usage = result.usage
     console.print(
         f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
-        f"{result.prompt_tokens} in / {result.completion_tokens} out tokens"
-        f"{' (estimated)' if result.usage_estimated else ''}[/]"
+        f"{usage['prompt_tokens']} in / {usage['completion_tokens']} out tokens"
+        f"{' (estimated)' if usage['estimated'] else ''}[/]"
     )
 
 

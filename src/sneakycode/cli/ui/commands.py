@@ -16,14 +16,14 @@ from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.extensions.invocation import Extensions
 
 if TYPE_CHECKING:
-    from sneakycode.cli.startup import PreparedRun
+    from sneakycode.api.session import Session
     from sneakycode.extensions.mcp.manager import McpServers
 
 
 @dataclass
 class SlashContext:
     """`invoke` runs an extension command line; `send` runs one plain request the way a typed task runs;
-    `run` is the session's wiring (the model config /model replaces)."""
+    `run` is the session (/model switches its model)."""
 
     agent: Agent
     loaded: LoadedSettings
@@ -34,7 +34,7 @@ class SlashContext:
     subagents: Subagents | None = None
     mcp: McpServers | None = None
     last_result: Callable[[], str | None] | None = None  # the last tool result, whole (for /expand)
-    run: PreparedRun | None = None
+    run: Session | None = None
     send: Callable[[str], None] | None = None
 
 

@@ -3,43 +3,20 @@ mid-session) and /config (the effective settings and where each came from)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sneakycode.cli.text import markup_safe
 
 if TYPE_CHECKING:
-    from sneakycode.cli.startup import PreparedRun
+    from sneakycode.api.session import Session
     from sneakycode.cli.ui.commands import SlashContext
 
 LIST_TIMEOUT = 5.0
 
 
-def model_line(run: PreparedRun) -> str:
+def model_line(run: Session) -> str:
     config = run.config
     return f"{config.model} via {config.provider} ({config.base_url})"
-
-
-def switch_model(run: PreparedRun, name: str) -> None:
-    """Go on with model `name` on the same server: a new client, the window and price that model has, the
-    same conversation and session."""
-    from sneakycode.agent.model.client import build_chat_model
-    from sneakycode.agent.model.families import supports_images_for
-    from sneakycode.agent.model.pricing import price_for
-    from sneakycode.cli.startup import with_server_window
-
-    settings = run.agent.ctx.settings
-    config = with_server_window(replace(
-        run.config, model=name, model_source="the /model command",
-        supports_images=supports_images_for(name, settings.supports_images),
-    ))
-    agent = run.agent
-    agent.model = build_chat_model(config, tool_calls=settings.tool_calls)
-    agent.context.window = config.context_window
-    agent.ctx.output_budget = agent.context.output_budget()
-    agent.ctx.supports_images = config.supports_images
-    agent.spending.price = price_for(settings, config.provider, config.model)
-    run.config = config
 
 
 def model(sc: SlashContext, arg: str) -> bool:
@@ -69,7 +46,7 @@ def model(sc: SlashContext, arg: str) -> bool:
         hint = f"; did you mean {', '.join(close[:5])}?" if close else "; /model lists them"
         sc.console.print(f"[red]{markup_safe(arg)} is not among the server's models{markup_safe(hint)}[/]")
         return True
-    switch_model(run, arg)
+    run.switch_model(arg)
     sc.model_line = model_line(run)
     sc.console.print(f"model set to {markup_safe(arg)} (context window {run.config.context_window:,} tokens)")
     return True

@@ -25,9 +25,9 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from sneakycode import __version__
 from sneakycode.extensions.mcp.config import ServerSpec
 from sneakycode.extensions.mcp.transport import MAX_MESSAGE_BYTES, ServerProcess, stdio_transport
+from sneakycode.version import __version__
 
 Status = Literal["starting", "ready", "failed", "stopped", "disabled"]
 T = TypeVar("T")

@@ -23,10 +23,10 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx2
 
-from sneakycode import __version__
 from sneakycode.config.settings import WebSettings
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.context import checkpoint
+from sneakycode.version import __version__
 
 MAX_REDIRECTS = 5
 USER_AGENT = f"SneakyCode/{__version__} (coding agent; web_fetch)"

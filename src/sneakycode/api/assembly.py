@@ -1,0 +1,237 @@
+"""The one place a run is assembled: from settings and Options to the model, the session folder, the tools
+(built-ins for the model's family, the task and skill tools, the program's own, MCP servers'), hooks,
+budgets, checkpoints and the Agent. `Session` calls it; so does `switch_model` for what depends on the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from urllib.parse import urlparse
+
+from sneakycode.agent.budgets import Budgets, Spending
+from sneakycode.agent.loop import Agent
+from sneakycode.agent.model.client import build_chat_model
+from sneakycode.agent.model.families import edit_format_for
+from sneakycode.agent.model.pricing import price_for
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, resolve_model_config
+from sneakycode.agent.model.window import discover_context_window
+from sneakycode.agent.protocol import ChatModel, EventSink
+from sneakycode.agent.subagent_definitions import load_definitions
+from sneakycode.agent.subagents import TASK_TOOL, Subagents
+from sneakycode.api.options import BUDGET_NAMES, Options
+from sneakycode.config import LoadedSettings
+from sneakycode.errors import ConfigError
+from sneakycode.extensions.hooks import HookRunner
+from sneakycode.extensions.hooks_config import load_hooks
+from sneakycode.extensions.invocation import Extensions, load_extensions
+from sneakycode.extensions.mcp.manager import McpServers
+from sneakycode.extensions.skills import skill_tool, skills_prompt
+from sneakycode.permissions.gate import Approver, Unattended
+from sneakycode.session.checkpoints import Checkpoints, open_checkpoints
+from sneakycode.session.transcript import TRANSCRIPT, SavedSession, Transcript, find_session, load_transcript
+from sneakycode.tools.base import Tool
+from sneakycode.tools.context import ToolContext, open_tool_context
+from sneakycode.tools.registry import offered_tools
+
+LOCAL_WINDOW_GUESS = 8_192
+
+
+@dataclass
+class Parts:
+    """Everything a session runs with; `close` ends what it started (hooks, MCP servers, transcript)."""
+
+    config: ModelConfig
+    ctx: ToolContext
+    transcript: Transcript
+    saved: SavedSession | None
+    checkpoints: Checkpoints | None
+    agent: Agent
+    extensions: Extensions
+    subagents: Subagents
+    mcp: McpServers
+    skills: Tool | None
+
+    def close(self, reason: str) -> None:
+        """The SessionEnd hooks, then every MCP server stopped (no process outlives the session), then the
+        model's connection and the transcript closed."""
+        try:
+            self.agent.hooks.session_end(reason)
+        finally:
+            try:
+                self.mcp.close()
+            finally:
+                try:
+                    close_model(self.agent.model)
+                finally:
+                    self.transcript.close()
+
+
+def close_model(model: ChatModel) -> None:
+    """Close a model's HTTP connections, when it holds any."""
+    close = getattr(model, "close", None)
+    if callable(close):
+        close()
+
+
+@dataclass
+class AgentSession:
+    """A tool context over a new or resumed session, its transcript, what a resumed one held, and its
+    checkpoints (None when turned off)."""
+
+    ctx: ToolContext
+    transcript: Transcript
+    saved: SavedSession | None
+    checkpoints: Checkpoints | None = None
+
+
+def open_agent_session(
+    loaded: LoadedSettings, *, continue_latest: bool = False, resume_id: str | None = None
+) -> AgentSession:
+    """Open the session to work in; a resumed one brings back its messages and task list (not its reads)."""
+    found = find_session(loaded, continue_latest=continue_latest, resume_id=resume_id)
+    saved = load_transcript(found.dir / TRANSCRIPT) if found is not None else None
+    ctx = open_tool_context(loaded, kind="agent", session=found)
+    if saved is not None:
+        ctx.tasks = list(saved.tasks)
+    settings = loaded.settings
+    checkpoints = open_checkpoints(ctx.session_dir, loaded.workspace, enabled=settings.checkpoints.enabled,
+                                   max_file_size=settings.max_file_size_bytes)
+    return AgentSession(ctx, Transcript(ctx.session_dir), saved, checkpoints)
+
+
+def model_config(loaded: LoadedSettings, options: Options) -> ModelConfig:
+    """Provider, endpoint, model, key, and the window the server reports (a ConfigError says what to set)."""
+    return with_server_window(resolve_model_config(loaded, options.api_key))
+
+
+def budgets_for(options: Options, loaded: LoadedSettings) -> Budgets:
+    """An unattended run's budgets come from the settings (the options are their top layer); an interactive
+    session's from the options alone."""
+    source = options if options.interactive else loaded.settings.budgets
+    return Budgets(*(getattr(source, name, None) for name in BUDGET_NAMES))
+
+
+def builtin_tools(loaded: LoadedSettings, model: str) -> tuple[Tool, ...]:
+    """The built-in tools for this model: `tools.enabled`, with the edit tool its family is trained on."""
+    chosen = loaded.settings.tools
+    # The task tool is the session's own (not a registry tool): offered unless tools.enabled leaves it out.
+    enabled = None if chosen.enabled is None else [name for name in chosen.enabled if name != TASK_TOOL]
+    return offered_tools(enabled, edit_format_for(model, chosen.edit_format))
+
+
+def session_tools(parts_builtin: tuple[Tool, ...], loaded: LoadedSettings, subagents: Subagents,
+                  skills: Tool | None, custom: tuple[Tool, ...]) -> tuple[Tool, ...]:
+    """What the model is offered besides MCP servers' tools: built-ins, the task tool, the skill tool, the
+    program's own tools."""
+    chosen = loaded.settings.tools
+    tools = parts_builtin
+    if chosen.enabled is None or TASK_TOOL in chosen.enabled:
+        tools = (*tools, subagents.tool)
+    if skills is not None:
+        tools = (*tools, skills)
+    taken = {t.name for t in tools}
+    clash = [t.name for t in custom if t.name in taken]
+    if clash:
+        raise ConfigError(f"a tool of the program is named like a built-in one: {', '.join(clash)}; rename it")
+    return (*tools, *custom)
+
+
+def assemble(
+    options: Options,
+    loaded: LoadedSettings,
+    sink: EventSink,
+    approver_for: Callable[[ToolContext], Approver | None],
+    unattended: Unattended,
+) -> Parts:
+    """The model, the session and the Agent; a ConfigError says why a run cannot start. The session's MCP
+    servers are started (together, each within its startup_timeout) and their tools offered; what failed or
+    was held back for want of trust is emitted as notices."""
+    debug_log = options.debug_log
+    config = model_config(loaded, options)
+    price = price_for(loaded.settings, config.provider, config.model)
+    budgets = budgets_for(options, loaded)
+    if budgets.max_cost is not None and price is None:
+        raise ConfigError(
+            f"--max-cost (budgets.max_cost) needs the price of {config.model}, which is not in the built-in table: add "
+            f'[pricing."{config.model}"] with input = and output = (USD per million tokens) to the config'
+        )
+    builtin = builtin_tools(loaded, config.model)
+    hooks = load_hooks(loaded, trust_project=options.trust_project)
+    for notice in hooks.notices:
+        sink.emit({"type": "notice", "message": notice})
+    opened = open_agent_session(loaded, continue_latest=options.continue_session, resume_id=options.resume)
+    ctx, transcript, saved, checkpoints = opened.ctx, opened.transcript, opened.saved, opened.checkpoints
+    settings = loaded.settings
+    extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled)
+    for notice in extensions.notices():
+        sink.emit({"type": "notice", "message": notice})
+    definitions, problems = load_definitions(ctx.workspace)
+    for problem in problems:
+        sink.emit({"type": "notice", "message": f"subagent definition {problem}"})
+
+    def model_for(name: str) -> ChatModel:
+        return build_chat_model(replace(config, model=name), debug_log=debug_log, tool_calls=settings.tool_calls)
+
+    subagents = Subagents(definitions, builtin, model_for)
+    skills = skill_tool(extensions.skills) if extensions.skills.skills else None  # only when there is one
+    tools = session_tools(builtin, loaded, subagents, skills, tuple(options.tools))
+    if debug_log is not None:
+        debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
+        debug_log(f"tools offered: {', '.join(t.name for t in tools)}; {len(hooks)} hook(s)")
+    ctx.supports_images = config.supports_images
+    servers = McpServers(loaded, ctx.session_dir / "mcp")
+    try:
+        servers.start()
+        extra = servers.tools()
+        if debug_log is not None and extra:
+            debug_log(f"MCP tools offered: {', '.join(t.name for t in extra)}")
+        agent = Agent(
+            build_chat_model(config, debug_log=debug_log, tool_calls=settings.tool_calls),
+            ctx,
+            sink,
+            approver=approver_for(ctx),
+            mode=options.mode,
+            context_window=config.context_window,
+            transcript=transcript,
+            history=saved.messages if saved else None,
+            tools=tools + extra,
+            skills_prompt=skills_prompt(extensions.skills, settings.skills.max_prompt_chars),
+            checkpoints=checkpoints,
+            session_turns=saved.turns if saved else 0,
+            hooks=HookRunner.for_session(hooks, ctx) if len(hooks) else None,
+            budgets=budgets,
+            spending=Spending(price),
+            unattended=unattended,
+            system_prompt=options.system_prompt,
+        )
+    except BaseException:
+        servers.close()
+        transcript.close()
+        ctx.close()
+        raise
+    servers.attach(agent)
+    subagents.attach(agent)
+    extensions = replace(extensions, prompts=tuple(servers.prompts))  # /mcp__SERVER__PROMPT
+    for notice in servers.notices:
+        sink.emit({"type": "notice", "message": notice})
+    return Parts(config, ctx, transcript, saved, checkpoints, agent, extensions, subagents, servers, skills)
+
+
+def with_server_window(config: ModelConfig) -> ModelConfig:
+    """The config with the window the server reports, unless the window was configured (that still wins) or
+    the provider is a hosted one (their windows are the presets')."""
+    if config.context_window_source.startswith("configured") or not (config.local or config.provider == "custom"):
+        return config
+    found = discover_context_window(config.base_url, config.model, config.api_key, provider=config.provider)
+    if found is not None:
+        return replace(config, context_window=found.tokens, context_window_source=found.source)
+    if urlparse(config.base_url).hostname in LOOPBACK_HOSTS and config.context_window > LOCAL_WINDOW_GUESS:
+        # Seen with llama-cpp-python's server: it reports its window nowhere. Guessing the custom preset's
+        # 32,768 let a 4,096-token reply cap through on an 8k server; the common local default is safer.
+        return replace(
+            config,
+            context_window=LOCAL_WINDOW_GUESS,
+            context_window_source="a guess: this local server reports no window (set context_window)",
+        )
+    return config

@@ -1,0 +1,48 @@
+"""`Result`: how one request to a session ended, with what it cost and changed (the `-p --output-format json`
+object and the stream's `final` event are this, as a dict)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, TypedDict
+
+Status = Literal["finished", "answered", "turn_limit", "budget", "cancelled", "error"]
+
+
+class TokenUsage(TypedDict):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    estimated: bool  # the server reported no usage; these are SneakyCode's estimates
+
+
+@dataclass
+class Result:
+    """`status`: finished (the model called finish), answered (it replied without a call), turn_limit,
+    budget, cancelled or error; `message` is what the user is told. `files_changed` lists the workspace
+    files the session changed so far (commands' changes included where checkpoints are on); `denied` the
+    calls refused; `jobs` the background commands started; `cost` the spending, in USD when the price is
+    known."""
+
+    status: Status
+    message: str
+    turns: int = 0
+    tool_calls: int = 0
+    usage: TokenUsage = field(default_factory=lambda: TokenUsage(prompt_tokens=0, completion_tokens=0,
+                                                                 total_tokens=0, estimated=False))
+    cost: dict[str, Any] = field(default_factory=dict)
+    session_id: str = ""
+    files_changed: list[str] = field(default_factory=list)
+    denied: list[dict[str, Any]] = field(default_factory=list)
+    jobs: list[dict[str, Any]] = field(default_factory=list)
+    budget: str | None = None  # which budget stopped it: max_turns, max_tokens, max_cost, timeout
+
+    @property
+    def success(self) -> bool:
+        return self.status in ("finished", "answered")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON result (docs/headless.md): `result` holds the message."""
+        shown = asdict(self)
+        return {"result": shown.pop("message"), "success": self.success, "status": shown.pop("status"),
+                "budget": shown.pop("budget"), **shown}
