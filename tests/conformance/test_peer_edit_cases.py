@@ -30,10 +30,6 @@ INLINE_WS = (
 )
 FUZZY = "a typo or a different quote character; we never match by similarity"
 ANCHOR = "the middle lines differ (block-anchor match); we never replace text the model did not quote"
-ESCAPES = (
-    "old_str escapes what the file has as-is (`\\$`, `\\\\`); we read only `\\n`, `\\t` and `\\\"` as the "
-    "characters, and only when the file holds none of those escapes"
-)
 REINDENT = "we re-indent new_str by the same shift as old_str (keeping the file's base indent and tabs)"
 
 # label (the last part of `source`) -> (our outcome: the file text, or "ERROR: code"), why we differ
@@ -78,8 +74,6 @@ DISAGREEMENTS: dict[str, tuple[str, str]] = {
         "the peer's expected_replacements=3 has no counterpart; with replace_all=true we replace both occurrences "
         "(the only case where we edit and the peer errors)",
     ),
-    "ensureCorrectEdit Test 2.3: old_string (over-escaped, with intended literal \\), new_string (simple) -> "
-    "new_string corrected": ("ERROR: no_match", ESCAPES),
     "ensureCorrectEdit Test 7.2: should handle trailing newlines separated by spaces (regression fix)": (
         "replaced \n \n",
         "old_str matches exactly, so new_str goes in exactly as sent; the peer trims both first",
@@ -94,8 +88,6 @@ DISAGREEMENTS: dict[str, tuple[str, str]] = {
     ),
     "EditTool Replacers > case 11": ("ERROR: no_match", STRUCTURE),
     "EditTool Replacers > case 16": ("ERROR: invalid_arguments", EMPTY),
-    "EditTool Replacers > case 21": ("ERROR: no_match", ESCAPES),
-    "EditTool Replacers > case 22": ("ERROR: no_match", ESCAPES),
     "EditTool Replacers > case 25": ("  function test() {\n    return false;\n  }", REINDENT),
     "EditTool Replacers > case 27": ("\n  if (condition) {\n    doNothing();\n  }\n", REINDENT),
     "EditTool Replacers > case 28": ("ERROR: no_match", ANCHOR),

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 DEFAULT_WINDOW = 2000
 MAX_LINE_CHARS = 2000
 MAX_LIST_ENTRIES = 1000
+# Line numbers are right-aligned to this width and followed by a tab; str_replace strips exactly that prefix.
+LINE_NUMBER_WIDTH = 6
 
 
 def split_lines(text: str) -> list[str]:
@@ -52,7 +54,7 @@ def number_line(number: int, line: str, length: int | None = None) -> str:
     length = len(line) if length is None else length
     if length > MAX_LINE_CHARS:
         line = f"{line[:MAX_LINE_CHARS]}... [line cut: {length - MAX_LINE_CHARS} more characters]"
-    return f"{number:>6}\t{line}"
+    return f"{number:>{LINE_NUMBER_WIDTH}}\t{line}"
 
 
 def fit(numbered: Iterable[str], budget: int) -> list[str]:

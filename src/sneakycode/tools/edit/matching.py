@@ -5,8 +5,9 @@ never choose among several exact matches, or override one. Tolerances add up: (2
 whitespace per line; (4) indentation, a uniform shift or tabs for spaces, with new_str re-indented the same
 way; (5) Unicode punctuation (curly quotes, dashes, non-breaking spaces, ellipsis); (6) runs of spaces and
 tabs inside a line. The recoveries that read old_str differently (blank lines, line numbers, escapes) are in
-blank_lines.py and recovery.py, and the whole order in strategies.py. new_str is only ever inserted as text:
-no `$&`, `\\1` or escape sequence means anything (unless a recovery found old_str escaped the same way).
+blank_lines.py, line_numbers.py and recovery.py, and the whole order in strategies.py. new_str is only ever
+inserted as text: no `$&`, `\\1` or escape sequence means anything (unless a recovery found old_str escaped
+the same way).
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def _as_given(old: str, new: str) -> str:
 class Strategy:
     """A way of finding old_str. `verbatim` ones match the file's own text (line endings aside), so new_str
     goes in as it is; the others keep the file's bytes on lines the edit does not change. `new_text` reads
-    new_str the way the strategy read old_str (old_str, new_str -> new_str)."""
+    new_str the way the strategy read old_str (old_str, new_str -> new_str), or raises ToolError when new_str
+    could be read two ways."""
 
     name: str
     phrase: str

@@ -1,12 +1,17 @@
-"""Recoveries that read old_str as the model must have meant it: read_file's line numbers pasted along,
-JSON escapes (`\\n`, `\\t`, `\\"`) or HTML entities (`&lt;`) written for the characters.
+"""Recoveries that read old_str as the model must have meant it: read_file's line numbers pasted along
+(line_numbers.py), JSON escapes (`\\n`, `\\t`, `\\"`) or HTML entities (`&lt;`) written for the characters,
+every backslash doubled (`'C:\\\\Users'` for `'C:\\Users'`, `/\\\\d+/` for `/\\d+/`), or a JavaScript template
+literal's backticks and `${` escaped (`\\`hi ${name}\\``).
 
 Each applies only where the file cannot mean the text as written: escapes and entities are decoded only
 when none of those used occurs in the file (in a C file full of `"\\n"` an escaped newline could be either),
+doubled backslashes are halved only when every run of them in old_str has an even length and none of them,
+with the character after it, occurs in the file (a file with `"\\\\d"` in a RegExp string could mean either),
 and line numbers are stripped only when every line carries one and they are the numbers of the lines the
 text is at. The decoded old_str is then found by the ordinary strategies, so it must still match exactly one
 place. new_str is decoded the same way when it is written the same way (it has no raw character that old_str
-escaped, or every line carries a number), so the lines the edit keeps compare equal.
+escaped, every run of backslashes is even, or it carries the numbers), so the lines the edit keeps compare
+equal and keep the file's own bytes.
 """
 
 from __future__ import annotations
@@ -15,88 +20,33 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from sneakycode.tools.edit.line_numbers import find_numbered, unnumbered_new
 from sneakycode.tools.edit.matching import Candidate, Strategy, locate
 
-_NUMBERED = re.compile(r" *(\d+)\t")
 _ESCAPE = re.compile(r"\\([\\nt\"'])")
 _ESCAPED = {"\\": "\\", "n": "\n", "t": "\t", '"': '"', "'": "'"}
 _ENTITY = re.compile(r"&(lt|gt|amp|quot|apos|#39);")
 _ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'", "#39": "'"}
+# In a template literal only ` and ${ need a backslash; an escaped backslash is read as itself, so that
+# `\\`` stays a backslash before a closing backtick.
+_TEMPLATE = re.compile(r"\\(\\|`|\$(?=\{))")
+_TEMPLATED = {"\\": "\\\\", "`": "`", "$": "$"}
+_BACKSLASHES = re.compile(r"(\\+)(.?)", re.DOTALL)
 
 Finder = Callable[[str, str, bool], list[Candidate]]
+Reading = Callable[[str, str], str | None]  # (file text, old_str) -> old_str as meant, or None: not this slip
 
 
-# ---- line numbers ---------------------------------------------------------------------------------------
+# ---- readings ------------------------------------------------------------------------------------------
 
 
-def numbered_lines(text: str) -> tuple[list[int], list[str], bool] | None:
-    """The numbers and the lines without them when every line of `text` starts like read_file's output
-    (`    12<TAB>`), and whether `text` ends with a line break; else None."""
-    segs = text.replace("\r\n", "\n").split("\n")
-    ends = len(segs) > 1 and segs[-1] == ""
-    if ends:
-        segs.pop()
-    numbers: list[int] = []
-    lines: list[str] = []
-    for seg in segs:
-        found = _NUMBERED.match(seg)
-        if found is None:
-            return None
-        numbers.append(int(found.group(1)))
-        lines.append(seg[found.end() :])
-    return numbers, lines, ends
-
-
-def _find_numbered(text: str, old: str, replace_all: bool) -> list[Candidate]:
-    parsed = numbered_lines(old)
-    if parsed is None:
-        return []
-    numbers, claimed, ends = parsed
-    first = numbers[0]
-    if numbers != list(range(first, first + len(numbers))):
-        return []
-    pieces = text.split("\n")
-    last = first + len(numbers) - 1
-    if first < 1 or last > len(pieces) or (last == len(pieces) and pieces[-1] == "" and text):
-        return []
-    at_claimed = [pieces[n - 1].removesuffix("\r").rstrip() for n in numbers]
-    if at_claimed != [line.rstrip() for line in claimed]:
-        return []
-    start = sum(len(piece) + 1 for piece in pieces[: first - 1])
-    end = start + sum(len(piece) + 1 for piece in pieces[first - 1 : last]) - 1
-    stripped = "\n".join(claimed) + ("\n" if ends else "")
-    partners: tuple[int | None, ...] | None = None
-    if ends and end < len(text):
-        end += 1
-    elif ends:
-        # The file's last line has no newline: old_str's final one stands for nothing, and new_str's
-        # matching one is not written, so the file does not gain a final newline.
-        partners = (*range(len(claimed)), None)
-    return [Candidate(start, end, old=stripped, partners=partners)]
-
-
-def _unnumbered_new(old: str, new: str) -> str:
-    parsed = numbered_lines(new) if new else None
-    if parsed is None:
-        return new
-    _, lines, ends = parsed
-    return "\n".join(lines) + ("\n" if ends else "")
-
-
-# ---- escapes and entities -------------------------------------------------------------------------------
-
-
-def _decoding(
-    pattern: re.Pattern[str], table: dict[str, str], ignored: frozenset[str], base: Sequence[Strategy]
-) -> Finder:
-    """A finder decoding old_str by `pattern` when it uses a form (other than `ignored` ones) that the file
-    never has, then finding the decoded text with the `base` strategies."""
+def _decoding(reading: Reading, base: Sequence[Strategy]) -> Finder:
+    """A finder for old_str as `reading` reads it, found with the `base` strategies."""
 
     def find(text: str, old: str, replace_all: bool) -> list[Candidate]:
-        used = {found.group(0) for found in pattern.finditer(old) if found.group(1) not in ignored}
-        if not used or any(form in text for form in used):
+        decoded = reading(text, old)
+        if decoded is None:
             return []
-        decoded = pattern.sub(lambda found: table[found.group(1)], old)
         located = locate(text, decoded, replace_all=replace_all, strategies=base)
         if located is None:
             return []
@@ -104,6 +54,18 @@ def _decoding(
         return [replace(cand, old=decoded if cand.old is None else cand.old) for cand in candidates]
 
     return find
+
+
+def _escapes(pattern: re.Pattern[str], table: dict[str, str], ignored: frozenset[str]) -> Reading:
+    """old_str decoded by `pattern` when it uses a form (other than `ignored` ones) that the file never has."""
+
+    def read(text: str, old: str) -> str | None:
+        used = {found.group(0) for found in pattern.finditer(old) if found.group(1) not in ignored}
+        if not used or any(form in text for form in used):
+            return None
+        return pattern.sub(lambda found: table[found.group(1)], old)
+
+    return read
 
 
 def _decoded_new(pattern: re.Pattern[str], table: dict[str, str]) -> Callable[[str, str], str]:
@@ -120,25 +82,74 @@ def _decoded_new(pattern: re.Pattern[str], table: dict[str, str]) -> Callable[[s
     return new_text
 
 
+def _unescaped_template_new(old: str, new: str) -> str:
+    """new_str with each escape old_str used read as its character, unless new_str has that character raw:
+    judged per character, since a model that escapes the backticks often leaves `${` as it is."""
+    used = {found.group(1) for found in _TEMPLATE.finditer(old)} - {"\\"}
+    raw = _TEMPLATE.sub("", new)
+    read = {char for char in used if char not in raw}
+    return _TEMPLATE.sub(lambda found: found.group(1) if found.group(1) in read else found.group(0), new)
+
+
+def _halved_backslashes(text: str, old: str) -> str | None:
+    """old_str with every run of backslashes halved, when each run is even (every backslash was doubled)
+    and no run, with the character after it, occurs in the file as written."""
+    runs = list(_BACKSLASHES.finditer(old))
+    if not runs or any(len(found.group(1)) % 2 for found in runs):
+        return None
+    # A run of n backslashes before c is in the file when one at least n long comes before c there: one
+    # pass over the file, not one search per run (old_str may hold thousands of them).
+    longest: dict[str, int] = {}
+    for found in _BACKSLASHES.finditer(text):
+        for after in {found.group(2), ""}:
+            longest[after] = max(longest.get(after, 0), len(found.group(1)))
+    if any(longest.get(found.group(2), 0) >= len(found.group(1)) for found in runs):
+        return None
+    return _halve(old)
+
+
+def _halved_new(old: str, new: str) -> str:
+    """new_str halved like old_str when it is doubled the same way (every run of backslashes is even)."""
+    if any(len(found.group(1)) % 2 for found in _BACKSLASHES.finditer(new)):
+        return new
+    return _halve(new)
+
+
+def _halve(text: str) -> str:
+    return _BACKSLASHES.sub(lambda found: found.group(1)[: len(found.group(1)) // 2] + found.group(2), text)
+
+
 def recoveries(base: Sequence[Strategy]) -> tuple[Strategy, ...]:
-    """The recoveries, each finding its decoded old_str with the `base` strategies."""
+    """The recoveries, each finding its reading of old_str with the `base` strategies."""
     return (
         Strategy(
             "line_numbers",
             "after removing read_file's line numbers (they match the lines they claim)",
-            _find_numbered,
-            new_text=_unnumbered_new,
+            find_numbered,
+            new_text=unnumbered_new,
         ),
         Strategy(
             "escapes",
             "after reading \\n, \\t and \\\" as the characters (the file has none of those escapes)",
-            _decoding(_ESCAPE, _ESCAPED, frozenset("\\"), base),
+            _decoding(_escapes(_ESCAPE, _ESCAPED, frozenset("\\")), base),
             new_text=_decoded_new(_ESCAPE, _ESCAPED),
         ),
         Strategy(
             "html_entities",
             "after reading &lt; &gt; &amp; &quot; as the characters (the file has none of those entities)",
-            _decoding(_ENTITY, _ENTITIES, frozenset(), base),
+            _decoding(_escapes(_ENTITY, _ENTITIES, frozenset()), base),
             new_text=_decoded_new(_ENTITY, _ENTITIES),
+        ),
+        Strategy(
+            "doubled_backslashes",
+            "after reading each doubled backslash as one (the file has none of those doubled)",
+            _decoding(_halved_backslashes, base),
+            new_text=_halved_new,
+        ),
+        Strategy(
+            "template_escapes",
+            "after reading \\` and \\${ as ` and ${ (the file has none of those escapes)",
+            _decoding(_escapes(_TEMPLATE, _TEMPLATED, frozenset("\\")), base),
+            new_text=_unescaped_template_new,
         ),
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ from pydantic import Field
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, ProposedEdit, Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.diagnostics.after_edit import Diagnosis, diagnose_edit
+from sneakycode.tools.edit.line_numbers import read_file_prefix
 from sneakycode.tools.edit.matching import MATCH_LIST_LIMIT, Candidate, Strategy, locate
 from sneakycode.tools.edit.merge import merge_outside_change
 from sneakycode.tools.edit.patch import DEV_NULL, Patch, Patched, apply_hunks, created_text, parse_patch
@@ -30,8 +30,6 @@ from sneakycode.tools.edit.strategies import STRATEGIES
 from sneakycode.tools.edit.view import edited_regions, line_of, near_miss, span_lines
 from sneakycode.tools.read import split_lines
 from sneakycode.workspace.files import SinceRead, Workspace
-
-_LINE_NUMBER_PREFIX = re.compile(r"^\s*\d+\t")
 
 
 def _replacement_preview(arguments: dict[str, Any]) -> Preview:
@@ -184,7 +182,7 @@ def _no_match(text: str, old: str, shown: str) -> ToolError:
     wanted = split_lines(old.replace("\r\n", "\n"))
     detail = near_miss(split_lines(text), wanted, shown, "old_str")
     hint = None
-    if wanted and all(_LINE_NUMBER_PREFIX.match(line) for line in wanted if line.strip()):
+    if wanted and all(read_file_prefix(line) for line in wanted if line.strip()):
         hint = (
             "old_str starts its lines with read_file's line numbers and a tab, but they are not the numbers of "
             "those lines now; leave the prefixes out, or read the file again and copy them from there."
