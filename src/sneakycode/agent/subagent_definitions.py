@@ -10,9 +10,12 @@
     ---
     You review code. ...                         # the subagent's instructions
 
-A later folder wins over an earlier one for the same name (user < .claude < .sneakycode). A file that does
-not parse is reported once, with the file and line, and skipped; the others load. Files in the workspace are
-read through the workspace guard, so a link that leaves it is never followed.
+Found by the same discovery as skills and custom commands (extensions/places.py): the first file of a name
+wins, so `.sneakycode` beats `.claude`, a project file beats the user's, and of two files in one folder that
+declare the same `name` the one first by path wins; a file of yours named `explore` replaces the built-in one.
+Subfolders are searched (as Claude Code does), at most 500 files per folder. A file that does not parse is
+reported once, with the file and line, and skipped; the others load. Files in the workspace are read through
+the workspace guard, so a link that leaves it is never followed; `user=False` reads no file of the user's.
 """
 
 from __future__ import annotations
@@ -20,18 +23,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from sneakycode.config import user_config_path
-from sneakycode.errors import ToolError
 from sneakycode.extensions.frontmatter import FrontMatterError, parse_markdown, text_field
+from sneakycode.extensions.places import discover
 from sneakycode.tools.base import Tool
 from sneakycode.tools.claude_names import tools_named
 from sneakycode.tools.registry import all_tools
 from sneakycode.workspace.files import Workspace
 
-PROJECT_FOLDERS = (".claude/agents", ".sneakycode/agents")  # in order: the later wins
+PROJECT_FOLDERS = (".sneakycode", ".claude")  # in order: the earlier wins
 MAX_DEFINITION_CHARS = 32_000
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 EXPLORE_PROMPT = """\
@@ -70,39 +71,20 @@ def explore() -> AgentDefinition:
     )
 
 
-def load_definitions(
-    workspace: Workspace, user_folder: Path | None = None
-) -> tuple[dict[str, AgentDefinition], list[str]]:
-    """Every definition by name (built in first, then the user's, then the project's) and one problem line for
-    each file that was skipped or partly ignored."""
-    found = {"explore": explore()}
-    problems: list[str] = []
-    folder = user_folder if user_folder is not None else user_config_path().parent / "agents"
-    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+def load_definitions(workspace: Workspace, *, user: bool = True) -> tuple[dict[str, AgentDefinition], list[str]]:
+    """Every definition by name (the built-in `explore` first in order, unless a file replaces it) and one problem
+    line for each file or folder that was skipped or partly ignored. `user` off: the user's folder is not read."""
+    loaded: dict[str, AgentDefinition] = {}
+    discovery = discover(workspace, "agents", PROJECT_FOLDERS, user=user)
+    problems = [f"{problem.file}: {problem.problem}" for problem in discovery.problems]
+    for file in discovery.files:
         try:
-            text = path.read_text(encoding="utf-8")[:MAX_DEFINITION_CHARS]
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(f"{path}: cannot be read ({exc}); skipped")
+            text = file.read(workspace)[:MAX_DEFINITION_CHARS]
+        except FrontMatterError as err:
+            problems.append(f"{file.shown}:{err.line}: {err.problem}; skipped")
             continue
-        _add(found, problems, text, str(path), path.stem)
-    for relative in PROJECT_FOLDERS:
-        for name in _listing(workspace, relative):
-            source = f"{relative}/{name}"
-            try:
-                text = workspace.read_text(source).text[:MAX_DEFINITION_CHARS]
-            except ToolError as err:
-                problems.append(f"{source}: {err.error}; skipped")
-                continue
-            _add(found, problems, text, source, name[: -len(".md")])
-    return found, problems
-
-
-def _listing(workspace: Workspace, relative: str) -> list[str]:
-    try:
-        real = workspace.resolve(relative, must_exist=True)
-        return sorted(entry.name for entry in real.iterdir() if entry.name.endswith(".md"))
-    except (ToolError, OSError):
-        return []
+        _add(loaded, problems, text, file.shown, file.path.stem)
+    return {"explore": explore(), **loaded}, problems
 
 
 def _add(found: dict[str, AgentDefinition], problems: list[str], text: str, source: str, stem: str) -> None:
@@ -111,6 +93,8 @@ def _add(found: dict[str, AgentDefinition], problems: list[str], text: str, sour
     except ValueError as exc:
         problems.append(f"{exc}; skipped")
         return
+    if definition.name in found:
+        return  # the first file of a name wins, as for skills and commands (a broken later one was still said)
     known = {t.name for t in all_tools()}
     kept: list[str] = []
     unknown: list[str] = []

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sneakycode.extensions.frontmatter import FrontMatterError, Problem, parse_markdown, rule_list, text_field
-from sneakycode.extensions.places import markdown_files, places
+from sneakycode.extensions.places import discover
 from sneakycode.workspace.files import Workspace
 
 PROJECT_FOLDERS = (".sneakycode", ".claude")
@@ -37,7 +37,7 @@ class CustomCommand:
 
 @dataclass(frozen=True)
 class CommandCatalog:
-    """The commands found, first of a name wins; `problems` are the files that were skipped."""
+    """The commands found, first of a name wins; `problems` are the files (or folders) that were skipped."""
 
     commands: tuple[CustomCommand, ...] = ()
     problems: tuple[Problem, ...] = ()
@@ -49,19 +49,20 @@ class CommandCatalog:
         return [problem.describe("command") for problem in self.problems]
 
 
-def discover_commands(workspace: Workspace) -> CommandCatalog:
+def discover_commands(workspace: Workspace, *, user: bool = True) -> CommandCatalog:
+    """Every command in the project folders (.sneakycode, .claude) and, unless `user` is off, the user's config
+    folder; the first of a name wins (see places.py)."""
     found: dict[str, CustomCommand] = {}
-    problems: list[Problem] = []
-    for place in places(workspace, "commands", PROJECT_FOLDERS):
-        for path in markdown_files(place.folder):
-            shown = place.shown(path, workspace)
-            try:
-                name = command_name(path.relative_to(place.folder))
-                loaded = _load(place.read(path, workspace), name, shown, place.project)
-            except FrontMatterError as err:
-                problems.append(Problem(shown, err.line, err.problem))
-                continue
-            found.setdefault(loaded.name, loaded)
+    discovery = discover(workspace, "commands", PROJECT_FOLDERS, user=user)
+    problems = list(discovery.problems)
+    for file in discovery.files:
+        try:
+            name = command_name(file.relative)
+            loaded = _load(file.read(workspace), name, file.shown, file.place.project)
+        except FrontMatterError as err:
+            problems.append(Problem(file.shown, err.line, err.problem))
+            continue
+        found.setdefault(loaded.name, loaded)
     return CommandCatalog(tuple(found.values()), tuple(problems))
 
 

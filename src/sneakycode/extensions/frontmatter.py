@@ -1,5 +1,6 @@
-"""Markdown files with YAML front matter (`---` lines around a YAML mapping, then the body), as skills and
-custom commands are written for every peer agent; a malformed one is a `FrontMatterError` naming the line.
+"""Markdown files with YAML front matter (`---` lines around a YAML mapping, then the body), as skills, custom
+commands and subagent definitions are written for every peer agent; a malformed one is a `FrontMatterError`
+naming the line.
 
 Where the files come from: a project's files are read through the workspace guard (a link that leaves the
 workspace is not followed, only regular files open), a user's own files as bounded regular files.
@@ -38,13 +39,16 @@ class MarkdownFile:
 
 @dataclass(frozen=True)
 class Problem:
-    """One file that was skipped, said once to the user as `file:line: problem`."""
+    """One file that was skipped, said once to the user as `file:line: problem`; `line` 0: a whole folder
+    (not read, or read only in part)."""
 
     file: str
     line: int
     problem: str
 
     def describe(self, kind: str) -> str:
+        if self.line == 0:
+            return f"{self.file}: {kind}s skipped: {self.problem}"
         return f"{self.file}:{self.line}: {kind} skipped: {self.problem}"
 
 

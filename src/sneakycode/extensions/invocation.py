@@ -58,9 +58,11 @@ class Extensions:
                 or next((p for p in self.prompts if p.name == name), None))
 
 
-def load_extensions(workspace: Workspace, *, skills: bool = True) -> Extensions:
-    """Every command, and every skill unless `skills` is off (the skills.enabled setting)."""
-    return Extensions(discover_skills(workspace) if skills else SkillCatalog(), discover_commands(workspace))
+def load_extensions(workspace: Workspace, *, skills: bool = True, user: bool = True) -> Extensions:
+    """Every command, and every skill unless `skills` is off (the skills.enabled setting); `user` off reads
+    only the workspace's own files, nothing from the user's config folder."""
+    catalog = discover_skills(workspace, user=user) if skills else SkillCatalog()
+    return Extensions(catalog, discover_commands(workspace, user=user))
 
 
 def _command_help(command: CustomCommand) -> str:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from sneakycode.errors import ErrorCode
 from sneakycode.extensions.frontmatter import FrontMatterError, Problem, parse_markdown, rule_list, text_field
-from sneakycode.extensions.places import places, skill_files
+from sneakycode.extensions.places import discover
 from sneakycode.tools.base import Tier, Tool, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.workspace.files import Workspace
 
@@ -43,7 +43,7 @@ class Skill:
 
 @dataclass(frozen=True)
 class SkillCatalog:
-    """The skills found, first of a name wins; `problems` are the SKILL.md files that were skipped."""
+    """The skills found, first of a name wins; `problems` are the SKILL.md files (or folders) that were skipped."""
 
     skills: tuple[Skill, ...] = ()
     problems: tuple[Problem, ...] = field(default=())
@@ -55,19 +55,19 @@ class SkillCatalog:
         return [problem.describe("skill") for problem in self.problems]
 
 
-def discover_skills(workspace: Workspace) -> SkillCatalog:
-    """Every skill in the project folders (.sneakycode, .claude, .agents) and the user's config folder."""
+def discover_skills(workspace: Workspace, *, user: bool = True) -> SkillCatalog:
+    """Every skill in the project folders (.sneakycode, .claude, .agents) and, unless `user` is off, the user's
+    config folder; the first of a name wins (see places.py)."""
     found: dict[str, Skill] = {}
-    problems: list[Problem] = []
-    for place in places(workspace, "skills", PROJECT_FOLDERS):
-        for path in skill_files(place.folder):
-            shown = place.shown(path, workspace)
-            try:
-                loaded = _load(place.read(path, workspace), path, shown, place.project)
-            except FrontMatterError as err:
-                problems.append(Problem(shown, err.line, err.problem))
-                continue
-            found.setdefault(loaded.name, loaded)
+    discovery = discover(workspace, "skills", PROJECT_FOLDERS, skill_folders=True, user=user)
+    problems = list(discovery.problems)
+    for file in discovery.files:
+        try:
+            loaded = _load(file.read(workspace), file.path, file.shown, file.place.project)
+        except FrontMatterError as err:
+            problems.append(Problem(file.shown, err.line, err.problem))
+            continue
+        found.setdefault(loaded.name, loaded)
     return SkillCatalog(tuple(found.values()), tuple(problems))
 
 
