@@ -163,10 +163,10 @@ def assemble(
     opened = open_agent_session(loaded, continue_latest=options.continue_session, resume_id=options.resume)
     ctx, transcript, saved, checkpoints = opened.ctx, opened.transcript, opened.saved, opened.checkpoints
     settings = loaded.settings
-    extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled)
+    extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled, user=not loaded.isolated)
     for notice in extensions.notices():
         sink.emit({"type": "notice", "message": notice})
-    definitions, problems = load_definitions(ctx.workspace)
+    definitions, problems = load_definitions(ctx.workspace, user=not loaded.isolated)
     for problem in problems:
         sink.emit({"type": "notice", "message": f"subagent definition {problem}"})
 

@@ -17,38 +17,33 @@ from sneakycode.errors import ConfigError
 def run_mcp_server(args: argparse.Namespace) -> int:
     import anyio
 
-    from sneakycode.cli.startup import config_error_exit, workspace_settings
-    from sneakycode.tools.context import open_tool_context
-    from sneakycode.tools.registry import offered_tools
+    from sneakycode.api.options import Options
+    from sneakycode.api.tool_host import open_tools, served_tools
+    from sneakycode.cli.startup import config_error_exit, notify_untrusted
 
     try:
-        loaded = workspace_settings(args.workspace)
-        # The client's model family is unknown here, so `auto` offers both edit tools.
-        chosen = loaded.settings.tools
-        fmt = "both" if chosen.edit_format == "auto" else chosen.edit_format
-        offered = [t for t in offered_tools(chosen.enabled, fmt) if t.mcp]
-        ctx = open_tool_context(loaded, kind="mcp")
+        gate = open_tools(Options(workspace=args.workspace), kind="mcp")
+        notify_untrusted(gate.ctx.loaded)
+        offered = served_tools(gate)
     except ConfigError as exc:
         return config_error_exit("mcp", exc)
     try:
-        anyio.run(_serve, ctx, offered)
+        anyio.run(_serve, gate, offered)
     finally:
-        ctx.close()  # the client went away: the jobs it started go too
+        gate.ctx.close()  # the client went away: the jobs it started go too
     return 0
 
 
-async def _serve(ctx: Any, offered: list[Any]) -> None:
+async def _serve(gate: Any, offered: list[Any]) -> None:
     import anyio
     import mcp.types as types
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
-    from sneakycode.permissions.gate import Gate
     from sneakycode.tools.registry import unknown_tool
     from sneakycode.version import __version__
 
     names = {t.name for t in offered}
-    gate = Gate(ctx)
 
     async def list_tools(_request: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(

@@ -37,10 +37,17 @@ def workspace_settings(
     if workspace is not None and not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace_arg!r} is not a directory")
     loaded = load_settings(workspace, flags, trust_project=trust_project)
-    protect_key(loaded)
-    if notify and loaded.ignored:
-        print(f"sneakycode: {untrusted_notice(loaded)}", file=sys.stderr)
+    if notify:
+        notify_untrusted(loaded)
     return loaded
+
+
+def notify_untrusted(loaded: LoadedSettings) -> None:
+    """A tool-only command's start: the model key held (see protect_key), and what an untrusted project file
+    asked for and did not get said once on stderr."""
+    protect_key(loaded)
+    if loaded.ignored:
+        print(f"sneakycode: {untrusted_notice(loaded)}", file=sys.stderr)
 
 
 def protect_key(loaded: LoadedSettings) -> None:

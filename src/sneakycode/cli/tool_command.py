@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 
 
 def run_tool_command(args: argparse.Namespace) -> int:
-    from sneakycode.cli.startup import config_error_exit, workspace_settings
-    from sneakycode.permissions.gate import Gate
-    from sneakycode.tools.context import open_tool_context
+    from sneakycode.api.options import Options
+    from sneakycode.api.tool_host import open_tools
+    from sneakycode.cli.startup import config_error_exit, notify_untrusted
     from sneakycode.tools.registry import all_tools
 
     if args.list:
@@ -37,8 +37,8 @@ def run_tool_command(args: argparse.Namespace) -> int:
         print(usage, file=sys.stderr)
         return ExitCode.USAGE
     try:
-        loaded = workspace_settings(args.workspace)
-        gate = Gate(open_tool_context(loaded, kind="tool"))
+        gate = open_tools(Options(workspace=args.workspace), kind="tool")
+        notify_untrusted(gate.ctx.loaded)
     except ConfigError as exc:
         return config_error_exit("tool", exc)
     try:
