@@ -4,6 +4,7 @@ permission policy, the program's own tools, `cancel` from another thread."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from pathlib import Path
@@ -122,11 +123,11 @@ def test_a_tool_that_may_change_things_asks(server: ScriptedServer, repo: Path) 
 
 
 def test_cancel_from_another_thread_stops_the_turn(repo: Path) -> None:
-    with ScriptedServer({"steps": [{"fault": "hang", "seconds": 30}]}) as slow:
-        with sneakycode.Session(options(slow, repo)) as session:
-            threading.Timer(0.5, session.cancel).start()
-            started = time.monotonic()
-            result = session.run("take your time")
+    with ScriptedServer({"steps": [{"fault": "hang", "seconds": 30}]}) as slow, \
+            sneakycode.Session(options(slow, repo)) as session:
+        threading.Timer(0.5, session.cancel).start()
+        started = time.monotonic()
+        result = session.run("take your time")
     assert result.status == "cancelled" and time.monotonic() - started < 10
 
 
@@ -157,10 +158,8 @@ def test_cancelling_the_astream_task_cancels_the_request(repo: Path) -> None:
                 await asyncio.sleep(0.5)
                 started = time.monotonic()
                 task.cancel()
-                try:
+                with contextlib.suppress(asyncio.CancelledError):
                     await task
-                except asyncio.CancelledError:
-                    pass
                 return time.monotonic() - started
 
         assert asyncio.run(main()) < 10
@@ -169,7 +168,7 @@ def test_cancelling_the_astream_task_cancels_the_request(repo: Path) -> None:
 def test_a_bad_option_is_a_config_error_before_any_request(server: ScriptedServer, repo: Path) -> None:
     import pytest
 
-    with pytest.raises(sneakycode.ConfigError, match="tools.enabled names no tool 'read_fil'"):
+    with pytest.raises(sneakycode.ConfigError, match=r"tools\.enabled names no tool 'read_fil'"):
         sneakycode.Session(options(server, repo, enabled_tools=["read_fil"]))
     with pytest.raises(sneakycode.ConfigError, match="is not a directory"):
         sneakycode.Session(options(server, repo / "missing"))
