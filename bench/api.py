@@ -32,8 +32,10 @@ started = time.perf_counter()
 import sneakycode
 from sneakycode.testing.server import ScriptedServer
 seen = []
-with ScriptedServer({"steps": [{"content": "one"}, {"content": "two"}]},
-                    on_request=lambda r: seen.append(time.perf_counter()) if r.path.endswith("/chat/completions") else None) as server:
+def note(request):
+    if request.path.endswith("/chat/completions"):
+        seen.append(time.perf_counter())
+with ScriptedServer({"steps": [{"content": "one"}, {"content": "two"}]}, on_request=note) as server:
     ws = pathlib.Path(tempfile.mkdtemp())
     (ws / "a.py").write_text("x = 1\n")
     def call():

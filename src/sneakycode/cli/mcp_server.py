@@ -19,10 +19,10 @@ def run_mcp_server(args: argparse.Namespace) -> int:
 
     from sneakycode.api.options import Options
     from sneakycode.api.tool_host import open_tools, served_tools
-    from sneakycode.cli.startup import config_error_exit, notify_untrusted
+    from sneakycode.cli.startup import config_error_exit, notify_untrusted, workspace_option
 
     try:
-        gate = open_tools(Options(workspace=args.workspace), kind="mcp")
+        gate = open_tools(Options(workspace=workspace_option(args.workspace)), kind="mcp")
         notify_untrusted(gate.ctx.loaded)
         offered = served_tools(gate)
     except ConfigError as exc:

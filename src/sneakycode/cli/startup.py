@@ -62,12 +62,17 @@ def config_error_exit(command: str, exc: ConfigError) -> int:
     return ExitCode.USAGE
 
 
+def workspace_option(workspace: str | None) -> str | None:
+    """--workspace, checked: a ConfigError naming the flag when it is not a folder."""
+    if workspace is not None and not Path(workspace).is_dir():
+        raise ConfigError(f"--workspace {workspace!r} is not a directory")
+    return workspace
+
+
 def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
     """The agent's flags as Options: a headless run's budgets are its settings' (the flags on top); an
     interactive session's the flags' alone."""
-    workspace = args.workspace
-    if workspace is not None and not Path(workspace).is_dir():
-        raise ConfigError(f"--workspace {workspace!r} is not a directory")
+    workspace = workspace_option(args.workspace)
     headless = getattr(args, "prompt", None) is not None or getattr(args, "input_format", "text") == "stream-json"
     return Options(
         workspace=workspace,

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def run_tool_command(args: argparse.Namespace) -> int:
     from sneakycode.api.options import Options
     from sneakycode.api.tool_host import open_tools
-    from sneakycode.cli.startup import config_error_exit, notify_untrusted
+    from sneakycode.cli.startup import config_error_exit, notify_untrusted, workspace_option
     from sneakycode.tools.registry import all_tools
 
     if args.list:
@@ -37,7 +37,7 @@ def run_tool_command(args: argparse.Namespace) -> int:
         print(usage, file=sys.stderr)
         return ExitCode.USAGE
     try:
-        gate = open_tools(Options(workspace=args.workspace), kind="tool")
+        gate = open_tools(Options(workspace=workspace_option(args.workspace)), kind="tool")
         notify_untrusted(gate.ctx.loaded)
     except ConfigError as exc:
         return config_error_exit("tool", exc)
