@@ -5,8 +5,11 @@ same code path as a user's `-p` run, isolated (a task cannot corrupt another's m
 normal `tools.shell.sandbox` setting (forced to bwrap unless the batch was started with --no-sandbox), and
 stoppable: a cancel sends SIGTERM, which the headless run takes as a clean cancel (see cli/headless.py).
 Its model requests go through the batch's proxy (see proxy.py), which applies the shared rate limiter.
-`setup` and `test` run in the same sandbox as the agent's commands: `test` runs after the model changed
-the code, so it runs what the model wrote.
+`setup` and `test` run in the same sandbox as the agent's commands, under the same repository guard
+(process/protected.py: the copy's `.git` entry, git config, hooks and `.sneakycode/` read-only, what they
+plant there removed): `test` runs after the model changed the code, so it runs what the model wrote.
+Whatever a step did, batch's own git calls in the copy afterwards are neutral (see workspaces.py), and a
+`.git` that is no longer the one batch made is reported in the result's `notes`.
 """
 
 from __future__ import annotations
@@ -17,15 +20,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sneakycode.batch.spec import TaskSpec
-from sneakycode.batch.workspaces import TaskCopy, TaskSetupError, changes_since, git_common_dir, prepare_copy
+from sneakycode.batch.workspaces import TaskCopy, TaskSetupError, changes_since, git_entry_changed, prepare_copy
 from sneakycode.config import load_settings
 from sneakycode.errors import ConfigError
 from sneakycode.process.environment import command_environment, full_environment, shell_argv
+from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import HeadBuffer, supervise
 
@@ -56,6 +60,8 @@ class _Step:
     seconds: float
     timed_out: bool
     cancelled: bool
+    notes: list[str] = field(default_factory=list)
+    """What the repository guard undid after the step."""
 
 
 def tasks_dir(out_dir: Path) -> Path:
@@ -67,7 +73,7 @@ def session_state_dir(out_dir: Path, task_id: str) -> Path:
 
 
 def _run_step(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, cancel: threading.Event,
-              *, stdin: bytes | None = None, grace: float = 2.0) -> _Step:
+              *, stdin: bytes | None = None, grace: float = 2.0, guard: RepositoryGuard | None = None) -> _Step:
     out = HeadBuffer(8 << 20)
     tail = bytearray()
 
@@ -77,23 +83,32 @@ def _run_step(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, c
         tail.extend(chunk)
         del tail[:-OUTPUT_TAIL]
 
-    ending = supervise(argv, cwd=cwd, env=env, timeout=max(timeout, 0.1), cancel=cancel, kill_grace=grace,
-                       sink=sink, stdin=stdin)  # fmt: skip
+    try:
+        ending = supervise(argv, cwd=cwd, env=env, timeout=max(timeout, 0.1), cancel=cancel, kill_grace=grace,
+                           sink=sink, stdin=stdin)  # fmt: skip
+    finally:  # the sandbox's processes are all gone (they share its PID namespace): undo what they planted
+        notes = guard.restore() if guard is not None else []
     text = bytes(out.kept if stdin is not None else tail).decode("utf-8", "replace")
-    return _Step(ending.exit_code, text, ending.duration, ending.timed_out, ending.cancelled)
+    return _Step(ending.exit_code, text, ending.duration, ending.timed_out, ending.cancelled, notes)
 
 
-def _shell(command: str, copy: TaskCopy, options: RunOptions) -> list[str]:
+def _shell_step(name: str, command: str, copy: TaskCopy, options: RunOptions, timeout: float,
+                cancel: threading.Event, result: dict[str, Any]) -> _Step:  # fmt: skip
+    """`setup` or `test`: in the sandbox under the repository guard run_command uses, unless --no-sandbox."""
     argv = shell_argv(command)
-    if not options.sandbox:
-        return argv
-    found = probe(copy.path, network=True)
-    if not found.available:
-        raise TaskSetupError(f"the sandbox does not work for {copy.path}: {found.reason}")
-    # A worktree's git data lives in the source repository: readable, so `git status` works in the sandbox.
-    common = git_common_dir(copy)
-    readable = [common] if not common.is_relative_to(copy.path) else []
-    return bwrap_argv(argv, bwrap=found.bwrap, workspace=copy.path, cwd=copy.path, network=True, readable=readable)
+    guard = None
+    if options.sandbox:
+        found = probe(copy.path, network=True)
+        if not found.available:
+            raise TaskSetupError(f"the sandbox does not work for {copy.path}: {found.reason}")
+        # A worktree's git data lives in the source repository: readable, so `git status` works in the sandbox.
+        readable = [copy.common_dir] if not copy.common_dir.is_relative_to(copy.path) else []
+        guard = RepositoryGuard.survey(copy.path)
+        argv = bwrap_argv(argv, bwrap=found.bwrap, workspace=copy.path, cwd=copy.path, network=True,
+                          readable=readable, guard=guard)  # fmt: skip
+    step = _run_step(argv, copy.path, command_environment(), timeout, cancel, guard=guard)
+    result["notes"] += [f"{name}: {note}" for note in step.notes]
+    return step
 
 
 def agent_argv(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left: float) -> list[str]:
@@ -124,11 +139,16 @@ def run_task(task: TaskSpec, options: RunOptions, cancel: threading.Event) -> di
         "files_changed": [], "turns": 0, "tokens": {"prompt": 0, "completion": 0, "total": 0}, "cost_usd": None,
         "duration": 0.0, "agent_seconds": 0.0, "error": None, "transcript": None, "session_id": None,
         "workdir": str(tasks_dir(options.out_dir) / task.id), "peak_rss_mb": None, "started_at": started,
+        "notes": [],
     }  # fmt: skip
+    copy = None
     try:
-        _run(task, options, cancel, deadline, result)
+        copy = prepare_copy(task, tasks_dir(options.out_dir))
+        _run(task, copy, options, cancel, deadline, result)
     except (TaskSetupError, ConfigError, OSError) as exc:
         result["error"] = str(exc)
+    if copy is not None and (replaced := git_entry_changed(copy)) is not None:
+        result["notes"].append(replaced)
     if cancel.is_set() and result["outcome"] == "errored":
         result["status"] = "cancelled"
     result["duration"] = round(time.monotonic() - clock, 3)
@@ -138,12 +158,10 @@ def run_task(task: TaskSpec, options: RunOptions, cancel: threading.Event) -> di
     return result
 
 
-def _run(task: TaskSpec, options: RunOptions, cancel: threading.Event, deadline: float,
+def _run(task: TaskSpec, copy: TaskCopy, options: RunOptions, cancel: threading.Event, deadline: float,
          result: dict[str, Any]) -> None:
-    copy = prepare_copy(task, tasks_dir(options.out_dir))
-    env = command_environment()
     if task.setup:
-        setup = _run_step(_shell(task.setup, copy, options), copy.path, env, deadline - time.monotonic(), cancel)
+        setup = _shell_step("setup", task.setup, copy, options, deadline - time.monotonic(), cancel, result)
         if setup.exit_code != 0:
             ended = "timed out" if setup.timed_out else f"exit code {setup.exit_code}"
             result.update(status="setup_failed", error=f"setup failed ({ended}): {setup.output.strip()[-1000:]}")
@@ -164,8 +182,7 @@ def _run(task: TaskSpec, options: RunOptions, cancel: threading.Event, deadline:
     if result["status"] == "cancelled" or cancel.is_set():
         return
     if task.test:
-        test = _run_step(_shell(task.test, copy, options), copy.path, env, max(deadline - time.monotonic(), 30.0),
-                         cancel)  # fmt: skip
+        test = _shell_step("test", task.test, copy, options, max(deadline - time.monotonic(), 30.0), cancel, result)
         passed = test.exit_code == 0
         result["verdict"] = {"passed": passed, "exit_code": test.exit_code, "output": test.output[-OUTPUT_TAIL:]}
         result["outcome"] = "passed" if passed else "failed"

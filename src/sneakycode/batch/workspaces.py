@@ -2,6 +2,10 @@
 or a clone of a URL, checked out at the task's `ref` under `DIR/tasks/ID`; and what the agent changed in it.
 
 A copy left by a run that was killed is removed and made again, so a resumed task starts clean.
+
+Once setup, the agent or the test has run in a copy, every git command batch runs there is neutral (see
+process/neutral_git.py): no fsmonitor, hook, pager or diff driver of the repository's choosing, and the git
+dir recorded when the copy was made rather than whatever `.git` the copy holds by then.
 """
 
 from __future__ import annotations
@@ -10,12 +14,18 @@ import contextlib
 import fcntl
 import os
 import shutil
+import stat
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from sneakycode.batch.spec import TaskSpec
+from sneakycode.config.files import open_regular
+from sneakycode.process.environment import find_program
+from sneakycode.process.neutral_git import DIFF_FLAGS, neutral_git_argv, neutral_git_environment
+from sneakycode.process.protected import gitfile_target
 from sneakycode.process.supervise import run_process
 
 GIT_TIMEOUT = 600.0
@@ -31,6 +41,10 @@ class TaskSetupError(Exception):
 class TaskCopy:
     path: Path
     base_commit: str
+    git_dir: Path
+    """The copy's own git dir as git made it (a worktree's: in the source repository's .git/worktrees/)."""
+    common_dir: Path
+    """Where its objects and configuration live: the source repository's .git for a worktree."""
 
 
 @dataclass(frozen=True)
@@ -40,10 +54,23 @@ class Changes:
     truncated: bool
 
 
-def _git(args: list[str], cwd: Path, timeout: float = GIT_TIMEOUT) -> str:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+def _git(args: list[str], cwd: Path, *, neutral: bool = False, git_dir: Path | None = None,
+         index: Path | None = None) -> str:  # fmt: skip
+    """git in `cwd`. `neutral` for a task copy: no program of the repository's choosing, and `git_dir` (the
+    one recorded when the copy was made) rather than the copy's `.git`, which a command may have replaced;
+    `index` instead of the git dir's own."""
+    if neutral:
+        git = find_program("git", not_under=cwd)  # it runs unsandboxed: never one a command wrote
+        if git is None:
+            raise TaskSetupError("git is not installed (or only inside the task's copy)")
+        argv = neutral_git_argv(git, args)
+        env = neutral_git_environment(git_dir=git_dir, work_tree=cwd if git_dir is not None else None)
+        if index is not None:
+            env["GIT_INDEX_FILE"] = str(index)
+    else:
+        argv, env = ["git", *args], {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
-        result = run_process(["git", *args], cwd=cwd, env=env, timeout=timeout, capture_limit=MAX_DIFF_BYTES + 1)
+        result = run_process(argv, cwd=cwd, env=env, timeout=GIT_TIMEOUT, capture_limit=MAX_DIFF_BYTES + 1)
     except OSError as exc:
         raise TaskSetupError(f"git {args[0]} could not start: {exc.strerror}") from None
     if result.ending.exit_code != 0:
@@ -84,25 +111,62 @@ def prepare_copy(task: TaskSpec, tasks_dir: Path) -> TaskCopy:
                 shutil.rmtree(target, ignore_errors=True)
             _git(["worktree", "prune"], repo)  # forget a copy a killed run left behind
             _git(["worktree", "add", "--quiet", "--force", "--detach", str(target), task.ref or "HEAD"], repo)
-    return TaskCopy(target, _git(["rev-parse", "HEAD"], target).strip())
+    # Nothing has run in the copy yet: the git dir it names now is the one later git calls hold on to.
+    found = _git(["rev-parse", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir", "HEAD"], target,
+                 neutral=True).splitlines()  # fmt: skip
+    return TaskCopy(target, found[2].strip(), Path(found[0]), Path(found[1]))
 
 
 def changes_since(copy: TaskCopy) -> Changes:
-    """The agent's changes against the commit the task started from, new files included (staged in the
-    copy's own index, which nothing else uses)."""
-    _git(["add", "--all"], copy.path)
-    files = [line for line in _git(["diff", "--cached", "--name-only", copy.base_commit], copy.path).splitlines()
-             if line]  # fmt: skip
-    diff = _git(["diff", "--cached", "--no-color", "--no-ext-diff", copy.base_commit], copy.path)
+    """The agent's changes against the commit the task started from, new files included. They are staged in
+    a scratch copy of the index: the copy's own stays as the agent left it, so a nested repository the model
+    made is not registered there (git would enter it, and run its configuration, on a user's `git status`)."""
+    with tempfile.TemporaryDirectory(prefix="sneakycode-diff-") as scratch:
+        index = Path(scratch) / "index"
+        _copy_index(copy.git_dir / "index", index)
+        _git(["add", "--all"], copy.path, neutral=True, git_dir=copy.git_dir, index=index)
+        listed = _git(["diff", "--cached", "--name-only", "-z", copy.base_commit], copy.path, neutral=True,
+                      git_dir=copy.git_dir, index=index)  # fmt: skip
+        diff = _git(["diff", "--cached", *DIFF_FLAGS, copy.base_commit], copy.path, neutral=True,
+                    git_dir=copy.git_dir, index=index)  # fmt: skip
+    files = [name for name in listed.split("\0") if name]
     truncated = len(diff.encode()) > MAX_DIFF_BYTES
     if truncated:
         diff = diff.encode()[:MAX_DIFF_BYTES].decode("utf-8", "ignore")
     return Changes(diff, files, truncated)
 
 
-def git_common_dir(copy: TaskCopy) -> Path:
-    """Where the copy's git data lives: the source repository's .git for a worktree."""
-    return Path(_git(["rev-parse", "--path-format=absolute", "--git-common-dir"], copy.path).strip())
+def _copy_index(source: Path, target: Path) -> None:
+    """Seed the scratch index with the copy's own, so `add` reuses what it knows of unchanged files rather
+    than hash them all. Only a regular file: a sandboxed command could have put a FIFO there (a clone's
+    index is in the copy); without one, git starts from an empty index and the diff is the same."""
+    try:
+        handle, _ = open_regular(source, follow_symlinks=False)
+    except OSError:
+        return
+    with handle, target.open("wb") as out:
+        shutil.copyfileobj(handle, out)
+
+
+def git_entry_changed(copy: TaskCopy) -> str | None:
+    """Why the copy's `.git` is no longer the one git made for it (None when it still is): a user's plain
+    `git status` there would then follow it. The repository guard keeps a sandboxed step from changing it;
+    an unsandboxed one (--no-sandbox) may."""
+    dot_git = copy.path / ".git"
+    try:
+        info = os.lstat(dot_git)
+    except OSError:
+        return f"{dot_git} is gone"
+    made = os.path.realpath(copy.git_dir)
+    if made == os.path.realpath(dot_git):  # a clone: its git dir is this folder
+        same = stat.S_ISDIR(info.st_mode)
+    else:  # a worktree: a `gitdir: PATH` file
+        target = gitfile_target(dot_git) if stat.S_ISREG(info.st_mode) else None
+        same = target is not None and os.path.realpath(target) == made
+    if same:
+        return None
+    return (f"{dot_git} was replaced after the copy was made (batch used {copy.git_dir}); do not run git in "
+            "this copy before checking it")
 
 
 def remove_copy(task: TaskSpec, tasks_dir: Path) -> None:

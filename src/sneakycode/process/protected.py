@@ -10,12 +10,17 @@ next time the user, or SneakyCode, runs git. So, inside the sandbox:
   and worktree git dirs, every config file git reads that lies in the workspace (`include.path`), the
   `core.hooksPath` folder and any program a config value names inside the workspace are bound read-only;
 - the git dir (or `.git` file) is bound onto itself, so it can be neither renamed nor replaced by one of the
-  command's making;
+  command's making, and so is every folder between a protected path and the workspace (a folder holding a
+  mount point can be renamed, and a new one made in its place);
 - a missing folder among them is covered by an empty read-only tmpfs; the empty folder bwrap creates on
   disk for it is removed afterwards if it is still empty;
 - a missing file cannot be covered that way (git refuses an empty `commondir`), so one the command created
   is deleted after the command, once every process of the sandbox is gone (they share its PID namespace);
-  a protected path that was a symbolic link is put back if the command replaced the link.
+  a protected path that was a symbolic link is put back if the command replaced the link;
+- git also enters the repositories its index links to (submodules, gitlinks.py) and runs their
+  configuration: their `.git` is protected like the workspace's own, one that was missing is deleted after
+  the command if it made one, and so is the `.git` of a repository the command adds to an index it can
+  write (a clone's `git add nested/`).
 
 A repository the command creates itself (`git init` in a workspace that had none) is the command's own
 content and is not covered.
@@ -34,7 +39,9 @@ from functools import partial
 from pathlib import Path
 
 from sneakycode.config import PROJECT_CONFIG, user_config_path
+from sneakycode.config.files import read_regular
 from sneakycode.process.environment import find_program
+from sneakycode.process.gitlinks import IndexStamp, index_stamp, list_gitlinks
 from sneakycode.process.supervise import run_process
 
 GIT_DIR_FOLDERS = ("hooks", "info")
@@ -61,6 +68,7 @@ class RepositoryGuard:
     placeholders: list[Path] = field(default_factory=list)  # missing folders, covered by a read-only tmpfs
     absent_files: list[Path] = field(default_factory=list)  # missing files: deleted after if created
     links: dict[Path, str] = field(default_factory=dict)  # protected symbolic links and their targets
+    indexes: list[_WatchedIndex] = field(default_factory=list)  # writable indexes: gitlinks added are undone
 
     @classmethod
     def survey(cls, workspace: Path) -> RepositoryGuard:
@@ -73,18 +81,30 @@ class RepositoryGuard:
             for sub in _nested_git_dirs(git_dir):
                 guard._git_dir_contents(sub, missing=False)
         guard._from_git_config(top=workspace if os.path.lexists(workspace / ".git") else None)
+        git = find_program("git", not_under=workspace)  # it runs unsandboxed
+        if git is not None and _in_repository(workspace):
+            guard._submodules(git, workspace, depth=1)
         return guard
 
     def mounts(self) -> list[str]:
         """bwrap arguments; they go after the workspace is bound."""
         argv: list[str] = []
-        for path in self.self_bound:
+        for path in self._pinned():
             argv += ["--bind", str(path), str(path)]
         for path in self.read_only:
             argv += ["--ro-bind", str(path), str(path)]
         for path in self.placeholders:
             argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
         return argv
+
+    def _pinned(self) -> list[Path]:
+        """The self-bound folders and every folder between them (or a protected path) and the workspace, each
+        bound onto itself, parents first: a mount point cannot be renamed, and a folder that holds one can,
+        so without this `mv vendor x` would let the command put a `vendor/.git` of its own in its place."""
+        pinned = set(self.self_bound)
+        for path in [*self.self_bound, *self.read_only, *self.placeholders]:
+            pinned.update(folder for folder in path.parents if self.workspace in folder.parents)
+        return sorted(pinned, key=lambda folder: len(folder.parts))
 
     def restore(self) -> list[str]:
         """Undo what the command could still do to protected paths; one note per thing undone."""
@@ -94,13 +114,37 @@ class RepositoryGuard:
                 path.rmdir()  # only the empty folder bwrap made for the tmpfs; anything else stays
         for path in self.absent_files:
             if os.path.lexists(path):
-                done = _undo(partial(_remove, path), "deleted")
+                done = _undo(partial(self._remove_inside, path), "deleted")
                 notes.append(f"{self._shown(path)} was created by the command and {done}: git would follow it")
+        for watched in self.indexes:
+            if index_stamp(watched.index) == watched.stamp:
+                continue
+            for name in sorted(list_gitlinks(watched.git, watched.work_tree, watched.index) - watched.links):
+                nested = watched.work_tree / name / ".git"
+                if os.path.lexists(nested):
+                    done = _undo(partial(self._remove_inside, nested), "deleted")
+                    notes.append(f"{self._shown(nested)} is a repository the command added to git's index, and was "
+                                 f"{done}: git would enter it and run what its configuration names")  # fmt: skip
         for path, target in self.links.items():
             if not path.is_symlink() or os.readlink(path) != target:
                 done = _undo(partial(_relink, path, target), "put back")
                 notes.append(f"{self._shown(path)} was replaced by the command and {done} (a link to {target})")
         return notes
+
+    def _remove_inside(self, path: Path) -> None:
+        """Remove `path`, or the first symbolic link on the way to it from the workspace, never what lies
+        behind a link (a command may have swapped a folder for one). Every process of the sandbox is gone by
+        now, so nothing it left can swap another folder in between."""
+        path = Path(os.path.normpath(path))  # a name from an index the command wrote may hold `..`
+        if not self.inside(path) or path == self.workspace:
+            return
+        current = self.workspace
+        for part in path.relative_to(self.workspace).parts:
+            current = current / part
+            if current.is_symlink() or not current.exists():
+                break
+        if os.path.lexists(current):
+            _remove(current)
 
     def _shown(self, path: Path) -> str:
         return str(path.relative_to(self.workspace))
@@ -141,14 +185,35 @@ class RepositoryGuard:
             return None
         if real.is_file():  # a `gitdir: PATH` file (worktree, submodule): it must keep pointing there
             self.read_only.append(real)
-            target = _gitfile_target(real)
+            target = gitfile_target(real)
             real = self._real(target) if target is not None else None  # git follows one such file, not a chain
             if real is None:
                 return None
         if not real.is_dir():
             return None
-        self.self_bound.append(real)
+        if real not in self.self_bound:
+            self.self_bound.append(real)
         return real
+
+    def _submodules(self, git: str, work_tree: Path, depth: int) -> None:
+        """The repositories git enters from `work_tree` (its index's gitlinks): an existing `.git` protected
+        like the workspace's, a missing one deleted after the command if it made one, nested ones likewise;
+        an index in the workspace is watched for gitlinks the command adds."""
+        git_dir = _git_dir_anywhere(work_tree / ".git")
+        index = git_dir / "index" if git_dir is not None else None
+        links = list_gitlinks(git, work_tree, index)
+        if index is not None and self.inside(index):
+            self.indexes.append(_WatchedIndex(git, work_tree, index, index_stamp(index), links))
+        for name in sorted(links):
+            nested = work_tree / name / ".git"
+            if not os.path.lexists(nested):
+                self._file(nested)
+                continue
+            sub = self._git_dir(nested)
+            if sub is not None:
+                self._git_dir_contents(sub, missing=True)
+            if depth < _MAX_MODULE_DEPTH and self.inside(Path(os.path.realpath(work_tree / name))):
+                self._submodules(git, work_tree / name, depth + 1)
 
     def _git_dir_contents(self, git_dir: Path, *, missing: bool) -> None:
         for name in GIT_DIR_FOLDERS:
@@ -160,10 +225,7 @@ class RepositoryGuard:
         """Config files in the workspace, the hooks folder and programs that git's configuration names, also
         when the workspace is a folder inside a repository (`top`, its top level, is then found here)."""
         git = find_program("git", not_under=self.workspace)  # it runs unsandboxed
-        in_repository = "GIT_DIR" in os.environ or any(
-            os.path.lexists(folder / ".git") for folder in (self.workspace, *self.workspace.parents)
-        )
-        if git is None or not in_repository:  # outside a repository there is no config of its own to ask about
+        if git is None or not _in_repository(self.workspace):  # outside a repository there is no config to ask
             return
         try:
             result = run_process(
@@ -190,6 +252,31 @@ class RepositoryGuard:
                     self._file(top / os.path.expanduser(program), missing=False)
 
 
+@dataclass(frozen=True)
+class _WatchedIndex:
+    """An index in the workspace, as it was before the command: its gitlinks and what marks a change."""
+
+    git: str
+    work_tree: Path
+    index: Path
+    stamp: IndexStamp | None
+    links: frozenset[str]
+
+
+def _in_repository(workspace: Path) -> bool:
+    return "GIT_DIR" in os.environ or any(
+        os.path.lexists(folder / ".git") for folder in (workspace, *workspace.parents)
+    )
+
+
+def _git_dir_anywhere(dot_git: Path) -> Path | None:
+    """The git dir a `.git` folder or gitfile leads to, inside the workspace or not (where its index is)."""
+    if dot_git.is_dir():
+        return Path(os.path.realpath(dot_git))
+    target = gitfile_target(dot_git) if dot_git.is_file() else None
+    return Path(os.path.realpath(target)) if target is not None else None
+
+
 def _config_records(output: bytes) -> list[tuple[str, str, str]]:
     """(origin, key, value) from `git config --list --show-origin -z`: origin NUL key LF value NUL."""
     parts = output.decode("utf-8", errors="surrogateescape").split("\0")
@@ -208,9 +295,11 @@ def _first_word(command: str) -> str:
     return words[0] if words else ""
 
 
-def _gitfile_target(gitfile: Path) -> Path | None:
+def gitfile_target(gitfile: Path) -> Path | None:
+    """The git dir a `gitdir: PATH` file (a worktree's or submodule's `.git`) names; None for anything else.
+    Read as a regular file only: a FIFO there must not hang SneakyCode."""
     try:
-        text = gitfile.read_text(encoding="utf-8", errors="replace")[:4096]
+        text = read_regular(gitfile, 4096).decode("utf-8", errors="replace")
     except OSError:
         return None
     if not text.startswith("gitdir:"):

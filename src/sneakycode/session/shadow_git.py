@@ -20,6 +20,7 @@ from pathlib import Path
 
 from sneakycode.errors import CheckpointError
 from sneakycode.process.environment import find_program
+from sneakycode.process.neutral_git import NEUTRAL_CONFIG, neutral_git_environment
 from sneakycode.process.supervise import run_process
 
 SHADOW_DIR = "checkpoints.git"
@@ -66,22 +67,16 @@ class ShadowRepo:
         self.workspace = workspace
         self.program = git
         self._env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "LC_ALL": "C",
+            **neutral_git_environment(git_dir=git_dir, work_tree=workspace),
             "HOME": str(git_dir),  # no ~/.gitconfig, no ~/.config/git/ignore or attributes of the user
             "XDG_CONFIG_HOME": str(git_dir),
-            "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_CONFIG_GLOBAL": os.devnull,
             "GIT_ATTR_NOSYSTEM": "1",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_DIR": str(git_dir),
-            "GIT_WORK_TREE": str(workspace),
             **_IDENTITY,
         }
         exclude = _user_exclude_file(workspace)
         self._config = [
-            "core.hooksPath=" + os.devnull,
-            "core.fsmonitor=false",
+            *NEUTRAL_CONFIG,  # no hooks, fsmonitor, pager, gc
             "core.untrackedCache=true",
             "core.preloadIndex=true",
             "index.threads=true",
@@ -92,8 +87,6 @@ class ShadowRepo:
             "core.fileMode=true",
             "core.quotePath=false",
             "core.excludesFile=" + str(exclude or os.devnull),
-            "gc.auto=0",
-            "maintenance.auto=false",
             "advice.addEmbeddedRepo=false",
             "safe.directory=*",
             "commit.gpgSign=false",
