@@ -70,6 +70,7 @@ class ErrorCode(StrEnum):
     FETCH_FAILED = "fetch_failed"
     UNSUPPORTED_CONTENT = "unsupported_content"
     BLOCKED_ADDRESS = "blocked_address"
+    INVALID_INPUT = "invalid_input"
 
 
 class ErrorDoc(NamedTuple):
@@ -262,6 +263,12 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "The URL, or a redirect on the way, leads to a private, loopback, link-local or otherwise internal address, "
         "which web_fetch does not reach unless tools.web.allow_private is set by the user.",
         "Use a public URL; internal services are off limits unless the user allows them in their own config.",
+    ),
+    ErrorCode.INVALID_INPUT: ErrorDoc(
+        "A line on stdin of `--input-format stream-json` is not a user message: not UTF-8, not JSON, nested too "
+        "deeply, of another shape or over 4 MiB; it was skipped and the session goes on. Reported to the program "
+        "driving the session (an `error` event and a line on stderr), never to the model.",
+        'Send one JSON object per line: {"type": "user", "message": {"role": "user", "content": "..."}}.',
     ),
 }
 

@@ -5,7 +5,8 @@ allow it (the flag, or an allow rule). Nothing reads stdin unless `-p -` or `--i
 asked for it, so a run never waits for a person, terminal attached or not. Output: `text` prints the final
 message; `json` prints one object (see docs/headless.md); `stream-json` prints one JSON event per line as
 the run goes (schema: cli/stream_schema.json) and a `final` event with the same fields as `json`. With
-`--input-format stream-json` each JSON line on stdin is one user message of the same session. Budgets
+`--input-format stream-json` each JSON line on stdin is one user message of the same session; a line that is
+not one gets an `error` event (code invalid_input) and is skipped (see cli/stream_input.py). Budgets
 (`--max-turns`, `--max-tokens`, `--max-cost`, `--timeout`) end a run cleanly with exit code 3. Exit codes:
 0 finished, 1 error, 2 usage or configuration error, 3 a budget ran out, 130 interrupted (SIGINT; a second
 SIGINT stops at once). Every job is killed when the run ends.
@@ -14,16 +15,16 @@ SIGINT stops at once). Every job is killed when the run ends.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from sneakycode.api.options import Options
 from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report
 from sneakycode.cli.startup import cancel_on_sigint, debug_printer, options_from_args, protect_key
+from sneakycode.cli.stream_input import StdinUnusable, check_text, read_task, user_messages
 from sneakycode.errors import ConfigError, SneakyError, ToolError
 from sneakycode.permissions.gate import Unattended
 
@@ -67,7 +68,10 @@ def _read_task(prompt: str, streamed_input: bool) -> str:
     """The task from -p; with --input-format stream-json it may be empty (the messages come on stdin)."""
     if prompt == "-" and streamed_input:
         raise ConfigError("-p - and --input-format stream-json both read stdin; give the task on stdin as JSON")
-    task = sys.stdin.read() if prompt == "-" else prompt
+    if streamed_input and sys.stdin is None:
+        raise ConfigError("--input-format stream-json reads messages from stdin, but stdin is closed")
+    task = read_task(sys.stdin.buffer if sys.stdin is not None else None) if prompt == "-" else prompt
+    check_text(task, "the task")
     if not task.strip() and not streamed_input:
         raise ConfigError("the task is empty: give it as -p 'TASK', or pipe it in with -p -")
     return task
@@ -77,28 +81,6 @@ def _check_budgets(args: argparse.Namespace) -> None:
     for flag, value in (("--max-tokens", args.max_tokens), ("--max-cost", args.max_cost), ("--timeout", args.timeout)):
         if value is not None and value <= 0:
             raise ConfigError(f"{flag} must be above 0, got {value}")
-
-
-def user_messages(lines: TextIO, err: TextIO) -> Iterator[str]:
-    """User messages from JSON lines, the Claude Code convention: {"type": "user", "message": {"role":
-    "user", "content": "..." or [{"type": "text", "text": "..."}]}}. A line that is not one is reported on
-    stderr and skipped, so one bad line does not end a session a program drives."""
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            data = json.loads(line)
-            message = data["message"] if data.get("type") == "user" else None
-            content = message["content"] if isinstance(message, dict) else None
-        except (ValueError, KeyError, TypeError, AttributeError):
-            content = None
-        if isinstance(content, list):
-            content = "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
-        if not isinstance(content, str) or not content.strip():
-            print(f'sneakycode: stdin line {number} is not a user message ({{"type": "user", "message": '
-                  '{"role": "user", "content": "..."}}); skipped', file=err, flush=True)
-            continue
-        yield content
 
 
 def _run(args: argparse.Namespace, task: str, options: Options) -> int:
@@ -121,7 +103,7 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
                        "resumed": session.resumed, "workspace": str(session.ctx.workspace.root),
                        "provider": session.config.provider, "model": session.model})
         tasks = [task] if task.strip() else []
-        messages = user_messages(sys.stdin, sys.stderr) if args.input_format == "stream-json" else iter(())
+        messages = user_messages(sys.stdin.buffer, sink.bad_input) if args.input_format == "stream-json" else iter(())
         with cancel_on_sigint(session.cancel, sigterm=True):
             session.start()
             attach = images  # --image goes with the first message only
@@ -131,9 +113,14 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
                 code = EXIT_BY_STATUS[result.status]
                 if result.status in STOPPING:
                     break
-                if args.input_format == "stream-json":  # one `final` per message; the last one is printed below
-                    sink.line({"type": "final", **result.to_dict()})
+                if args.input_format == "stream-json":  # each message's result in the output format (stream-json:
+                    # a `final` event); one that stops the session is reported below, with the jobs it killed
+                    report(args.output_format, sink, result.to_dict(), [])
     except ConfigError as exc:  # an --image that cannot be sent, a /command that does not exist
+        session.close()
+        print(f"sneakycode: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except StdinUnusable as exc:  # what was asked so far is answered; nothing more can arrive
         session.close()
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from sneakycode.agent.events import Event
 from sneakycode.api.session import STREAMED_EVENTS
+from sneakycode.cli.stream_input import EXPECTED_LINE, BadLine
 from sneakycode.cli.text import printable
+from sneakycode.errors import ErrorCode
 
 if TYPE_CHECKING:
     from sneakycode.process.jobs import Job
@@ -37,6 +39,14 @@ class HeadlessSink:
         if message:
             who = f"[{event['agent']}] " if "agent" in event and event["type"] != "subagent" else ""
             print(f"sneakycode: {who}{printable(message)}", file=self.err, flush=True)
+
+    def bad_input(self, bad: BadLine) -> None:
+        """A stdin line that is not a user message: an `error` event (stream-json) and a line on stderr."""
+        message = f"stdin line {bad.number} is not a user message: {bad.problem}; skipped"
+        if self.stream:
+            self.line({"type": "error", "code": ErrorCode.INVALID_INPUT.value, "line": bad.number, "message": message})
+        print(f"sneakycode: {printable(message)} [{ErrorCode.INVALID_INPUT.value}]. Each line must be {EXPECTED_LINE}",
+              file=self.err, flush=True)
 
     def line(self, event: Mapping[str, Any]) -> None:
         self.out.write(json.dumps(event, ensure_ascii=False) + "\n")

@@ -9,6 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TextIO
+
+from sneakycode.cli.exit_codes import ExitCode
 
 SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch")
 
@@ -172,6 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from sneakycode.cli.headless import run_headless
 
             return run_headless(args)
+        if not (_is_terminal(sys.stdin) and _is_terminal(sys.stdout)):
+            # Said before anything starts: prompt_toolkit would only warn "Input is not a terminal" and then
+            # read the pipe as keystrokes.
+            print('sneakycode: the interactive session needs a terminal (on stdin and stdout); without one, run a '
+                  'task with -p "TASK" (or -p - to read the task from stdin)', file=sys.stderr)
+            return ExitCode.USAGE
         from sneakycode.cli.ui.app import run_interactive
 
         return run_interactive(args)
@@ -206,6 +215,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    """Whether `stream` is open on a terminal (None: its descriptor was closed when we started)."""
+    try:
+        return stream is not None and stream.isatty()
+    except ValueError:  # closed
+        return False
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ run that starts neither pays nothing, and it outlives every group it holds by co
 
 from __future__ import annotations
 
+import atexit
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from sneakycode.process import reaper
+from sneakycode.process.watchdog import GRACE_SECONDS
 
 _started = threading.Lock()
 _shared: Watchdog | None = None
@@ -41,13 +43,25 @@ class Watchdog:
             )  # fmt: skip
         except OSError:
             return cls(None)  # the exit hooks (and PR_SET_PDEATHSIG for jobs) still apply
-        return cls(proc)
+        watchdog = cls(proc)
+        atexit.register(watchdog.close)
+        return watchdog
 
     def watch(self, pgid: int) -> None:
         self._say(f"+{pgid}\n")
 
     def forget(self, pgid: int) -> None:
         self._say(f"-{pgid}\n")
+
+    def close(self) -> None:
+        """At exit: end its input, as the kernel would a moment later, and reap it once it has ended what it
+        still held (nothing, after a normal end), so the interpreter does not report it as left running."""
+        if self.proc is None or self.proc.stdin is None:
+            return
+        with self.lock, suppress(OSError, ValueError):
+            self.proc.stdin.close()
+        with suppress(subprocess.TimeoutExpired):
+            self.proc.wait(GRACE_SECONDS + 1.0)
 
     def _say(self, line: str) -> None:
         if self.proc is None or self.proc.stdin is None:

@@ -57,10 +57,18 @@ async def stop_server(process: Process, *, graceful: bool = True) -> None:
         if not await _exited(process, EXIT_GRACE_SECONDS if graceful else 0.0):
             await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)
             await _exited(process, KILL_GRACE_SECONDS)
-        for stream in (process.stdout, process.stderr):
-            if stream is not None:
-                with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    await stream.aclose()
+        if process.returncode is not None:
+            # Closes our ends of its pipes, and so the loop's transport for it; a pipe left open (a server killed
+            # while writing a reply nobody reads any more) would be closed by the garbage collector after the
+            # loop is gone: "Exception ignored ... Event loop is closed" on the user's terminal. It has exited,
+            # so this does not wait.
+            with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                await process.aclose()
+        else:  # it survived SIGKILL (uninterruptible): aclose() would wait for it, so only the streams are closed
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                        await stream.aclose()
     finally:
         shared_watchdog().forget(process.pid)
         reaper.finished(process.pid)

@@ -109,13 +109,16 @@ def test_plan_mode_set_by_slash_command_refuses_edits_without_asking(ws: Path) -
 
 
 def test_missing_model_configuration_without_a_terminal_explains_how_to_set_one_up(ws: Path) -> None:
-    """Regression: prompt_toolkit's "Input is not a terminal" warning came before our own message."""
+    """Regression: prompt_toolkit's "Input is not a terminal" warning came before our own message. Without a
+    terminal the session says to use -p (hardening round two, class 7), and -p then says how to set a model up."""
     from tests.conftest import run_cli
 
     result = run_cli("--workspace", str(ws), stdin="", env={"NO_COLOR": "1"})
     assert result.code == 2
-    assert "GROQ_API_KEY" in result.stderr
+    assert "interactive session needs a terminal" in result.stderr and '-p "TASK"' in result.stderr
     assert "not a terminal" not in result.stdout + result.stderr
+    headless = run_cli("-p", "hello", "--workspace", str(ws), stdin="", env={"NO_COLOR": "1"})
+    assert headless.code == 2 and "GROQ_API_KEY" in headless.stderr
 
 
 def test_an_untrusted_project_file_is_shown_and_applies_only_after_the_user_says_yes(ws: Path) -> None:

@@ -126,16 +126,17 @@ class McpServers:
                 return
             self._withdrawn.add(connection.name)
             names = [t.name for t in self._tools.get(connection.name, [])]
-        report = self._failure_report(connection, "stopped")
+        report = self._failure_report(connection, "stopped", f"Its {len(names)} tool(s) were withdrawn.")
         if self.host is not None:
-            self.host.withdraw_tools(names, f"{report} Its {len(names)} tool(s) were withdrawn.")
+            self.host.withdraw_tools(names, report)
 
-    def _failure_report(self, connection: Connection, what: str) -> str:
+    def _failure_report(self, connection: Connection, what: str, then: str = "") -> str:
         reason = connection.error or connection.status
+        notes = "".join(f" {note}" for note in [*connection.process.notes, then] if note)  # why it was stopped
         tail = connection.stderr_tail()
         said = f"\nIts stderr ended with:\n{_indent(tail)}" if tail else ""
         log = f" (log: {connection.process.stderr_log})" if tail else ""
-        return f"MCP server {connection.name} {what}: {reason}{log}.{said}"
+        return f"MCP server {connection.name} {what}: {reason}{log}.{notes}{said}"
 
     def rows(self) -> list[ServerRow]:
         """Every configured or held-back server with its status and tool count, for listings."""

@@ -69,7 +69,7 @@ async def stdio_transport(
                         if line.strip():
                             await read_writer.send(_parse(line))
                     if len(buffer) > MAX_MESSAGE_BYTES:
-                        server.notes.append(f"it sent a message over {MAX_MESSAGE_BYTES >> 20} MB, so it was stopped")
+                        server.notes.append(f"It sent a message over {MAX_MESSAGE_BYTES >> 20} MiB, so it was stopped.")
                         return
 
     async def write_stdin() -> None:
