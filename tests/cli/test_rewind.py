@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -165,3 +168,126 @@ def test_files_only_keeps_the_conversation(server: ScriptedServer, repo: Path) -
 def test_nothing_to_rewind_without_a_session(repo: Path) -> None:
     result = rewind(repo)
     assert result.code == 0 and "Nothing to rewind" in result.stdout
+
+
+# ---- hardening round two -------------------------------------------------------------------------------
+
+NESTED_REPOSITORIES = {
+    "without a commit": "git init -q sub",
+    "with a commit": "git init -q sub && echo x > sub/x && git -C sub add x && "
+    "git -C sub -c user.name=t -c user.email=t@t commit -qm x",
+}
+
+
+@pytest.mark.parametrize("command", NESTED_REPOSITORIES.values(), ids=list(NESTED_REPOSITORIES))
+def test_a_nested_repository_made_by_a_command_leaves_checkpoints_on(
+    server: ScriptedServer, repo: Path, command: str
+) -> None:
+    """Hardening round two, class 3: a command running `git init sub` made the next snapshot fail, which
+    turned checkpoints off for the rest of the session."""
+    server.add_steps([
+        call("run_command", command=command),
+        call("run_command", command="printf 'turn two' > a.txt && rm c.txt && echo t > two.txt"),
+        call("finish", message="done"),
+    ])
+
+    run = headless(server, repo, "Make a nested repository, then change files")
+
+    assert run.code == 0, run.stderr
+    assert "checkpoints are off" not in run.stderr
+    assert "not snapshotted" in run.stderr and "sub (a nested git repository)" in run.stderr
+    listing = rewind(repo, "--list")
+    turn_two = next(line for line in listing.stdout.splitlines() if line.strip().startswith("2 "))
+    assert "a.txt" in turn_two and "c.txt" in turn_two and "two.txt" in turn_two
+
+    back_to_two = rewind(repo, "--to", "2", "--files-only")
+
+    assert back_to_two.code == 0, back_to_two.stderr
+    assert (repo / "a.txt").read_bytes() == b"alpha\r\nline two\n"
+    assert (repo / "c.txt").read_text() == "untouched by the agent\n"
+    assert not (repo / "two.txt").exists()
+    assert "sub: left as it is, it is a nested git repository" in back_to_two.stdout
+    # Back to before the turn that made it: the nested repository is not "created after the checkpoint".
+    back_to_one = rewind(repo, "--to", "1", "--files-only")
+    assert back_to_one.code == 0, back_to_one.stderr
+    assert (repo / "sub" / ".git").is_dir()
+    assert "removed sub" not in back_to_one.stdout
+
+
+def test_a_submodule_is_left_out_with_a_note_and_the_rest_is_rewound(
+    server: ScriptedServer, repo: Path, tmp_path: Path
+) -> None:
+    """Hardening round two, class 3: a submodule (a `.git` file, a gitlink in the user's index) is skipped
+    with a note, never a reason to stop snapshotting the rest."""
+    origin = tmp_path / "origin"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"]
+    subprocess.run([*git, "init", "-q", str(origin)], check=True)
+    (origin / "lib.py").write_text("lib\n")
+    subprocess.run([*git, "-C", str(origin), "add", "lib.py"], check=True)
+    subprocess.run([*git, "-C", str(origin), "commit", "-qm", "lib"], check=True)
+    subprocess.run([*git, "submodule", "add", "-q", str(origin), "vendor/lib"], cwd=repo, check=True)
+    subprocess.run([*git, "commit", "-qm", "submodule"], cwd=repo, check=True)
+    assert (repo / "vendor" / "lib" / ".git").is_file()
+    server.add_steps([
+        call("run_command", command="rm c.txt && echo local > vendor/lib/local.txt"),
+        call("finish", message="done"),
+    ])
+
+    run = headless(server, repo, "Change files")
+    result = rewind(repo, "--files-only")
+
+    assert run.code == 0, run.stderr
+    assert "checkpoints are off" not in run.stderr and "vendor/lib (a nested git repository)" in run.stderr
+    assert result.code == 0, result.stderr
+    assert (repo / "c.txt").read_text() == "untouched by the agent\n"
+    assert (repo / "vendor" / "lib" / "local.txt").read_text() == "local\n"  # inside it: left as it is
+    assert "vendor/lib: left as it is, it is a nested git repository" in result.stdout
+
+
+def as_unprivileged(argv: list[str]) -> list[str]:
+    """`argv` run without the power to read every file: as is for a user, and for root in a user namespace
+    (bwrap) where it keeps its uid's files but loses the capabilities that read past permission bits."""
+    if os.geteuid() != 0:
+        return argv
+    bwrap = shutil.which("bwrap")
+    prefix = [bwrap or "bwrap", "--unshare-user", "--uid", "1000", "--gid", "1000", "--bind", "/", "/",
+              "--dev", "/dev", "--proc", "/proc"]
+    if bwrap is None or subprocess.run([*prefix, "true"], capture_output=True).returncode != 0:
+        pytest.skip("running as root, where chmod 000 does not stop reads, and bwrap cannot drop that power here")
+    return [*prefix, *argv]
+
+
+def run_unprivileged(*argv: str) -> CliResult:
+    proc = subprocess.run(
+        as_unprivileged([sys.executable, "-m", "sneakycode.cli.main", *argv]),
+        env={**os.environ, **ENV}, capture_output=True, text=True, timeout=60,
+    )
+    return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+def test_an_unreadable_file_is_left_out_with_a_note_and_the_rest_is_rewound(
+    server: ScriptedServer, repo: Path
+) -> None:
+    """Hardening round two, class 3: a file that cannot be read (chmod 000) made every snapshot fail, so
+    checkpoints went off; it is skipped with a note, and rewind neither deletes nor rewrites it. As root,
+    whom permission bits do not stop, the runs go through a user namespace without that power."""
+    secret = repo / "secret.env"
+    secret.write_text("KEY=1\n")
+    secret.chmod(0)
+    server.add_steps([
+        call("write_file", file_path="one.txt", content="1\n"),
+        call("delete_file", file_path="c.txt"),
+        call("finish", message="done"),
+    ])
+    base = ["--base-url", server.base_url, "--model", "scripted-model", "--workspace", str(repo), "--yes"]
+
+    run = run_unprivileged("-p", "Change files", *base)
+    result = run_unprivileged("rewind", "--workspace", str(repo), "--to", "1", "--files-only")
+
+    assert run.code == 0, run.stderr
+    assert "checkpoints are off" not in run.stderr and "secret.env (unreadable" in run.stderr
+    assert result.code == 0, result.stderr
+    assert not (repo / "one.txt").exists()
+    assert (repo / "c.txt").read_text() == "untouched by the agent\n"
+    assert secret.read_text() == "KEY=1\n" and secret.stat().st_mode & 0o777 == 0
+    assert "secret.env: left as it is, it is unreadable" in result.stdout

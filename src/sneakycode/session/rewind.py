@@ -5,8 +5,9 @@ is written back from the checkpoint (recreated if it was deleted, its bytes, exe
 restored), and every path the checkpoint does not hold is removed (with folders left empty by that). A path
 is *changed by someone else* when it differs between the latest snapshot SneakyCode took (the end of the
 last run, or the last rewind) and now: SneakyCode did not leave it that way. Such paths are listed and kept,
-unless `force`, which makes the workspace exactly the checkpoint. Ignored files and files over
-max_file_size_bytes are in no snapshot, so rewind never writes or deletes them.
+unless `force`, which makes the workspace exactly the checkpoint. Ignored files, files over
+max_file_size_bytes, nested repositories and unreadable files are in no snapshot (at the checkpoint or now),
+so rewind never writes or deletes them; the report names them.
 
 Conversation. The transcript goes back to just before the turn (see transcript.rewind_transcript); the
 checkpoints of that turn and later ones are forgotten, because the turns after it will be numbered again.
@@ -32,6 +33,7 @@ from sneakycode.session.checkpoints import (
 from sneakycode.session.shadow_git import EMPTY_MODE, Change, ShadowRepo, Snapshot
 from sneakycode.session.transcript import SavedSession, rewind_transcript
 from sneakycode.workspace.files import Workspace, atomic_write_bytes
+from sneakycode.workspace.paths import escaped
 
 _GITLINK = "160000"
 _SYMLINK = "120000"
@@ -107,14 +109,15 @@ def rewind_session(
         _restore(repo, target, latest, now, force, report)
         after = repo.snapshot(f"rewound to turn {turn}", max_file_size, now)
         append_record(session_dir, CheckpointRecord(
-            "rewind", turn, after.commit, after.tree, time.time(), after.skipped, conversation, report.kept_paths
+            "rewind", turn, after.commit, after.tree, time.time(), after.skipped, conversation, report.kept_paths,
+            after.left_out,
         ))
     if conversation:
         report.conversation = rewind_transcript(session_dir, turn)
         if not files and records:
             last = records[-1]
             append_record(session_dir, CheckpointRecord(
-                "rewind", turn, last.commit, last.tree, time.time(), last.skipped, True, last.foreign
+                "rewind", turn, last.commit, last.tree, time.time(), last.skipped, True, last.foreign, last.left_out
             ))
     return report
 
@@ -146,15 +149,32 @@ def _restore(
     if latest.tree != now.tree:
         others.update(change.path for change in repo.changes(latest.commit, now.commit))
     room = Workspace(repo.workspace)
+    then = target.snapshot
+    for path, why in sorted(now.left_out.items()):
+        report.notes.append(f"{escaped(path)}: left as it is, it is {why} and in no snapshot")
+    for path, why in sorted(then.left_out.items()):
+        if path not in now.left_out:
+            report.notes.append(f"{escaped(path)}: left as it is, it was {why} at the checkpoint and in no snapshot")
     removals: list[Change] = []
     writes: list[Change] = []
     for change in repo.changes(target.commit, now.commit):
+        # A path in no snapshot on either side differs only because git could not hold it: rewinding it
+        # would delete a file that was merely too large or unreadable then, or write over one that is now.
         if change.path in now.skipped:
-            report.notes.append(f"{change.path}: kept, it is larger than max_file_size_bytes and in no snapshot")
-        elif change.old_mode == _GITLINK or change.new_mode == _GITLINK:
-            report.notes.append(f"{change.path}/: kept, a nested git repository is not snapshotted")
+            report.notes.append(
+                f"{escaped(change.path)}: kept, it is larger than max_file_size_bytes and in no snapshot"
+            )
+        elif change.path in then.skipped:
+            report.notes.append(
+                f"{escaped(change.path)}: kept, it was larger than max_file_size_bytes at the checkpoint, which does "
+                "not hold it"
+            )
+        elif now.left_out_reason(change.path) or then.left_out_reason(change.path):
+            pass  # noted above, once for the whole folder
+        elif _GITLINK in (change.old_mode, change.new_mode):  # a checkpoint from before nested repos were left out
+            report.notes.append(f"{escaped(change.path)}/: kept, a nested git repository is not snapshotted")
         elif change.path in others and not force:
-            report.kept.append(f"{change.path}: {_what_changed(change)}")
+            report.kept.append(f"{escaped(change.path)}: {_what_changed(change)}")
             report.kept_paths.append(change.path)
         elif not _inside(room, repo.workspace / change.path):
             report.failed.append(f"{change.path}: not restored, it now lies outside the workspace (a symbolic link)")
@@ -162,12 +182,12 @@ def _restore(
             (removals if change.old_mode == EMPTY_MODE else writes).append(change)
     # Deepest first, so a folder that replaced a file is emptied before the file comes back.
     for change in sorted(removals, key=lambda c: c.path.count("/"), reverse=True):
-        _attempt(report, change.path, partial(_remove, repo.workspace, change.path))
+        _attempt(report, change.path, "removed", partial(_remove, repo.workspace, change.path))
     for change in writes:
-        _attempt(report, change.path, partial(_write, repo, change))
+        _attempt(report, change.path, "restored", partial(_write, repo, change))
 
 
-def _attempt(report: RewindReport, path: str, action: Callable[[], str]) -> None:
+def _attempt(report: RewindReport, path: str, verb: str, action: Callable[[], str]) -> None:
     try:
         report.restored.append(action())
     except (OSError, CheckpointError) as exc:
