@@ -9,7 +9,9 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -171,6 +173,130 @@ def test_nothing_to_rewind_without_a_session(repo: Path) -> None:
 
 
 # ---- hardening round two -------------------------------------------------------------------------------
+
+OUTSIDE_TEXT = b"OUTSIDE SECRET\n"
+RACE_SECONDS = 8.0  # rewinds run until this much time has passed (at least two), however slow the machine
+# The swapping runs in its own process, so it races rewind in parallel. It puts back the link to outside
+# whenever a rewind removed it (or moved a folder there), so every round is raced.
+SWAPPER = """
+import os, sys, time
+sub, aside, link, outside = sys.argv[1:5]
+strays = 0
+
+def stray(path):
+    global strays
+    strays += 1
+    os.rename(path, f"{path}.stray{strays}")
+
+print("swapping", flush=True)
+while True:
+    try:
+        if not os.path.islink(link):
+            if os.path.lexists(link):
+                stray(link)
+            os.symlink(outside, link)
+        os.rename(sub, aside)
+        try:
+            os.rename(link, sub)
+            time.sleep(0.0005)
+            os.rename(sub, link)
+        except OSError:
+            pass
+        while True:
+            try:
+                os.rename(aside, sub)
+                break
+            except OSError:
+                stray(sub)  # rewind made sub/ while it was away: move that one out of the way
+    except OSError:
+        pass
+"""
+
+
+def files_below(root: Path) -> dict[str, bytes | str]:
+    """Every file (its bytes) and folder (`dir`) below root, not following links."""
+    found: dict[str, bytes | str] = {}
+    for folder, dirs, names in os.walk(root):
+        for name in dirs:
+            found[os.path.relpath(os.path.join(folder, name), root)] = "dir"
+        for name in names:
+            path = Path(folder, name)
+            found[str(path.relative_to(root))] = path.read_bytes() if not path.is_symlink() else "link"
+    return found
+
+
+@contextmanager
+def swapping(ws: Path, outside: Path) -> Iterator[None]:
+    """Swap ws/sub for a link to `outside` and back, in a loop, until the block ends."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SWAPPER, str(ws / "sub"), str(ws / ".aside"), str(ws / ".link"), str(outside)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "swapping"
+        yield
+    finally:
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+
+
+def test_rewind_force_never_writes_or_removes_outside_while_a_folder_is_swapped(
+    server: ScriptedServer, repo: Path, tmp_path: Path
+) -> None:
+    """Hardening round two, class 2: `sneakycode rewind --force` checked containment first and wrote by path
+    later, so a process swapping sub/ for a link to outside got files written and removed outside."""
+    names = [f"f{index}.txt" for index in range(12)]
+    created = [f"new{index}.txt" for index in range(6)]
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    for name in [*names, *created, "deep/y.txt"]:
+        (outside / name).write_bytes(OUTSIDE_TEXT)
+    (repo / "sub" / "deep").mkdir(parents=True)
+    for name in [*names, "deep/y.txt"]:
+        (repo / "sub" / name).write_text("inside\n")
+    with (repo / ".gitignore").open("a") as fh:
+        fh.write(".aside\n.link*\nsub.stray*\n")  # the swapper's own names: no rewind touches them
+    outside_before = files_below(outside)
+    server.add_steps([call("run_command", command="printf 'turn one' > a.txt"), call("finish", message="done")])
+    assert headless(server, repo, "Change a.txt").code == 0
+    real_sub = os.open(repo / "sub", os.O_RDONLY | os.O_DIRECTORY)  # wherever the swapping moves it
+
+    def put(name: str, data: bytes) -> None:
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644, dir_fd=real_sub)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+
+    rounds, not_restored = 0, 0
+    try:
+        with swapping(repo, outside):
+            deadline = time.monotonic() + RACE_SECONDS
+            while rounds < 2 or time.monotonic() < deadline:
+                # Every file of sub/ to be restored, removed or recreated by the rewind, and one outside sub/.
+                for index, name in enumerate(names):
+                    if index % 2:
+                        put(name, b"changed\n")
+                    elif os.path.lexists(f"/proc/self/fd/{real_sub}/{name}"):
+                        os.unlink(name, dir_fd=real_sub)
+                for name in created:
+                    put(name, b"created\n")
+                (repo / "a.txt").write_text("changed again\n")
+
+                result = rewind(repo, "--files-only", "--force")
+
+                rounds += 1
+                assert result.code in (0, 1), result.stderr
+                assert "Traceback" not in result.stderr + result.stdout
+                assert files_below(outside) == outside_before, f"round {rounds} reached outside"
+                # The rest of the rewind went on: the file outside the swapped folder is back.
+                assert (repo / "a.txt").read_bytes() == b"alpha\r\nline two\n"
+                not_restored += result.stderr.count("no longer a folder")
+    finally:
+        os.close(real_sub)
+    assert files_below(outside) == outside_before
+    print(f"{rounds} rewinds raced; {not_restored} paths stopped at a swapped folder")
+
 
 NESTED_REPOSITORIES = {
     "without a commit": "git init -q sub",
