@@ -10,7 +10,7 @@ import pytest
 
 from sneakycode.session.checkpoints import Checkpoints, read_records, visible_checkpoints
 from sneakycode.session.rewind import rewind_session
-from sneakycode.session.shadow_git import SHADOW_DIR
+from sneakycode.session.shadow_git import SHADOW_DIR, ShadowRepo
 
 
 @pytest.fixture
@@ -143,3 +143,50 @@ def test_a_new_checkpoint_of_a_turn_replaces_the_forgotten_one(session: Path, ws
     again.before_turn(2)
     assert [r.turn for r in visible_checkpoints(read_records(session))] == [1, 2]
     assert visible_checkpoints(read_records(session))[-1] == read_records(session)[-1]
+
+
+@pytest.mark.parametrize("refused", [1, 150])
+def test_paths_git_refuses_after_the_listing_are_left_out_and_the_rest_is_snapshotted(
+    session: Path, ws: Path, monkeypatch: pytest.MonkeyPatch, refused: int
+) -> None:
+    """Hardening round two, class 3: any path git refused (here sub/ became a link between `git status` and
+    `git update-index`, so git will not add sub/...) failed the whole snapshot and turned checkpoints off.
+    Refused paths are found by halving the batch and left out with a note; the rest is snapshotted. With
+    very many, the search stops after a bounded number of git calls and leaves the unsorted rest out."""
+    names = [f"file{index:02d}.txt" for index in range(40)]
+    for name in names:
+        (ws / name).write_text("v1\n")
+    (ws / "sub").mkdir()
+    checkpoints = Checkpoints(session, ws, max_file_size=1 << 20)
+    checkpoints.before_turn(1)
+    for name in names:
+        (ws / name).write_text("v2\n")
+    inside_sub = [f"sub/y{index:03d}.txt" for index in range(refused)]
+    for path in inside_sub:
+        (ws / path).write_text("y\n")
+    listed = ShadowRepo._changed_paths
+
+    def listed_then_swapped(repo: ShadowRepo, max_file_size: int) -> object:
+        found = listed(repo, max_file_size)
+        (ws / "sub").rename(ws / "elsewhere")
+        (ws / "sub").symlink_to("elsewhere")
+        return found
+
+    monkeypatch.setattr(ShadowRepo, "_changed_paths", listed_then_swapped)
+    notice = checkpoints.before_turn(2)
+
+    assert checkpoints.enabled
+    assert notice is not None and "git refused" in notice
+    record = read_records(session)[-1]
+    assert record.turn == 2 and set(inside_sub) <= set(record.left_out)
+    tree = subprocess.run(
+        ["git", f"--git-dir={session / SHADOW_DIR}", "ls-tree", "-r", record.commit],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert "sub/" not in tree
+    blobs = {line.split("\t")[1]: line.split()[2] for line in tree.splitlines()}
+    v2 = subprocess.run(["git", "hash-object", "--stdin"], input="v2\n", capture_output=True, text=True).stdout
+    # Each other file is in the snapshot as it is now, or left out: never its old content.
+    assert all(blobs[name] == v2.strip() for name in names if name not in record.left_out)
+    if refused == 1:
+        assert list(record.left_out) == ["sub/y000.txt"] and "symbolic link" in notice

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from sneakycode.config import load_settings
@@ -11,6 +12,7 @@ from sneakycode.session.journal import Journal
 from sneakycode.session.undo import UndoReport, undo_session
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
+from tests.cli.test_rewind import OUTSIDE_TEXT, files_below, swapping
 from tests.conftest import call, run_cli
 
 
@@ -202,3 +204,38 @@ def test_cli_undo_steps_session_and_usage_errors(ws: Path, tmp_path: Path) -> No
     assert wrong_place.code == 1 and "run it with --workspace" in wrong_place.stderr
     nothing = run_cli("undo", cwd=elsewhere)
     assert nothing.code == 0 and "Nothing to undo" in nothing.stdout
+
+
+def test_cli_undo_never_writes_or_removes_outside_while_a_folder_is_swapped(ws: Path, tmp_path: Path) -> None:
+    """Hardening round two, class 2 (undo is rewind's sibling): `sneakycode undo --force` checked that a
+    path lay inside, then wrote, linked or removed it by path; sub/ swapped for a link to outside in between
+    got the journal's files written and the tool's files removed there."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ws / "sub").mkdir()
+    argv: list[str] = []
+    for index in range(30):
+        for name in (f"gone{index}.txt", f"made{index}.txt", f"dir{index}", f"edited{index}.txt"):
+            (outside / name).write_bytes(OUTSIDE_TEXT)
+        (ws / "sub" / f"gone{index}.txt").write_text("inside\n")
+        (ws / "sub" / f"edited{index}.txt").write_text("inside\n")
+        argv += ["delete_file", json.dumps({"file_path": f"sub/gone{index}.txt"})]
+        argv += ["write_file", json.dumps({"file_path": f"sub/made{index}.txt", "content": "made\n"})]
+        argv += ["make_dir", json.dumps({"directory_path": f"sub/dir{index}"})]
+        argv += ["read_file", json.dumps({"file_path": f"sub/edited{index}.txt"})]
+        argv += ["write_file", json.dumps({"file_path": f"sub/edited{index}.txt", "content": "edited\n"})]
+    assert run_cli("tool", *argv, "--workspace", str(ws)).code == 0
+    outside_before = files_below(outside)
+
+    rounds = 0
+    with swapping(ws, outside):
+        deadline = time.monotonic() + 8.0
+        while rounds < 2 or time.monotonic() < deadline:
+            result = run_cli("undo", "--force", "--steps", "10", "--workspace", str(ws))
+            rounds += 1
+            assert "Traceback" not in result.stderr + result.stdout
+            assert files_below(outside) == outside_before, f"round {rounds} reached outside"
+            if "Nothing left to undo" in result.stdout:
+                break
+    assert files_below(outside) == outside_before
+    print(f"{rounds} undo runs raced")

@@ -73,4 +73,7 @@ def _print_list(info: SessionInfo) -> int:
         print(f"{record.turn:>5}  {at:<8}  {files}")
         if record.skipped:
             print(f"{'':>5}  {'':<8}  not snapshotted (over max_file_size_bytes): {', '.join(record.skipped)}")
+        if record.left_out:
+            left_out = ", ".join(f"{path} ({why})" for path, why in record.left_out.items())
+            print(f"{'':>5}  {'':<8}  not snapshotted: {left_out}")
     return ExitCode.OK

@@ -12,8 +12,10 @@ shadow git repository (shadow_git.py); `<session>/checkpoints.jsonl` lists them,
   checkpoints of later turns are forgotten (their turn numbers will be used again).
 
 Turn numbers count model replies across the whole session (every run of `--continue` goes on counting).
-Taking a checkpoint never stops the run: when git is missing or fails, checkpoints turn off for the session
-and the loop shows the one-line notice.
+Taking a checkpoint never stops the run. What a snapshot cannot hold (a file over the size limit, a nested
+repository, an unreadable file) is left out of it with a notice the first time, and the rest is snapshotted;
+only when git is missing or fails as a whole (it cannot start, it times out) do checkpoints turn off for the
+session, with the one-line notice.
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ class CheckpointRecord:
     skipped: list[str] = field(default_factory=list)
     conversation: bool = False
     foreign: list[str] = field(default_factory=list)  # rewind: paths kept as someone else left them
+    left_out: dict[str, str] = field(default_factory=dict)  # paths git cannot hold, with the reason
 
     @property
     def snapshot(self) -> Snapshot:
-        return Snapshot(self.commit, self.tree, self.skipped)
+        return Snapshot(self.commit, self.tree, self.skipped, self.left_out)
 
 
 def read_records(session_dir: Path) -> list[CheckpointRecord]:
@@ -58,9 +61,11 @@ def read_records(session_dir: Path) -> list[CheckpointRecord]:
     for line in lines:
         try:
             data = json.loads(line)
-            records.append(CheckpointRecord(**data))
+            record = CheckpointRecord(**data)
         except (ValueError, TypeError):
             continue
+        if isinstance(record.skipped, list) and isinstance(record.left_out, dict):
+            records.append(record)
     return records
 
 
@@ -125,23 +130,35 @@ class Checkpoints:
             taken = self._repo.snapshot(f"{kind} turn {turn}", self.max_file_size, parent)
         except (CheckpointError, OSError) as exc:
             return self._off(exc)
-        append_record(
-            self.session_dir, CheckpointRecord(kind, turn, taken.commit, taken.tree, time.time(), taken.skipped)
-        )
-        fresh = [path for path in taken.skipped if path not in self._noted]
-        if not fresh:
+        append_record(self.session_dir, CheckpointRecord(
+            kind, turn, taken.commit, taken.tree, time.time(), taken.skipped, left_out=taken.left_out
+        ))
+        return self._left_out_notice(taken)
+
+    def _left_out_notice(self, taken: Snapshot) -> str | None:
+        """What this snapshot left out that no notice of the session named yet, in one line; None if nothing."""
+        large = [path for path in taken.skipped if path not in self._noted]
+        other = {path: why for path, why in taken.left_out.items() if path not in self._noted}
+        self._noted.update(large, other)
+        said = []
+        if large:
+            said.append(
+                f"{len(large)} file(s) larger than max_file_size_bytes ({self.max_file_size} bytes): {_some(large)}"
+            )
+        if other:
+            said.append(_some([f"{path} ({why})" for path, why in other.items()]))
+        if not said:
             return None
-        self._noted.update(fresh)
-        shown = ", ".join(fresh[:5]) + (f" and {len(fresh) - 5} more" if len(fresh) > 5 else "")
-        return (
-            f"checkpoint: {len(fresh)} file(s) larger than max_file_size_bytes ({self.max_file_size} bytes) are not "
-            f"snapshotted, so `sneakycode rewind` leaves them as they are: {shown}"
-        )
+        return f"checkpoint: not snapshotted, so `sneakycode rewind` leaves them as they are: {'; '.join(said)}"
 
     def _off(self, exc: Exception) -> str:
         self._repo = None
         self.notice = f"checkpoints are off for this session ({exc}); `sneakycode undo` still reverts file edits"
         return self.notice
+
+
+def _some(items: list[str]) -> str:
+    return ", ".join(items[:5]) + (f" and {len(items) - 5} more" if len(items) > 5 else "")
 
 
 def open_checkpoints(session_dir: Path, workspace: Path, *, enabled: bool, max_file_size: int) -> Checkpoints | None:

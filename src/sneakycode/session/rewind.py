@@ -5,8 +5,13 @@ is written back from the checkpoint (recreated if it was deleted, its bytes, exe
 restored), and every path the checkpoint does not hold is removed (with folders left empty by that). A path
 is *changed by someone else* when it differs between the latest snapshot SneakyCode took (the end of the
 last run, or the last rewind) and now: SneakyCode did not leave it that way. Such paths are listed and kept,
-unless `force`, which makes the workspace exactly the checkpoint. Ignored files and files over
-max_file_size_bytes are in no snapshot, so rewind never writes or deletes them.
+unless `force`, which makes the workspace exactly the checkpoint. Ignored files, files over
+max_file_size_bytes, nested repositories and unreadable files are in no snapshot (at the checkpoint or now),
+so rewind never writes or deletes them; the report names them.
+
+Every write and removal walks from the workspace root's descriptor without following links (the file
+tools' anchored walk, workspace/anchored.py): a folder on the way swapped for a link, even mid-rewind, stops
+that one path with a note, never a write or removal outside; the rest of the rewind goes on.
 
 Conversation. The transcript goes back to just before the turn (see transcript.rewind_transcript); the
 checkpoints of that turn and later ones are forgotten, because the turns after it will be numbered again.
@@ -14,6 +19,7 @@ checkpoints of that turn and later ones are forgotten, because the turns after i
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import time
@@ -31,7 +37,16 @@ from sneakycode.session.checkpoints import (
 )
 from sneakycode.session.shadow_git import EMPTY_MODE, Change, ShadowRepo, Snapshot
 from sneakycode.session.transcript import SavedSession, rewind_transcript
-from sneakycode.workspace.files import Workspace, atomic_write_bytes
+from sneakycode.workspace.anchored import (
+    NEW_FILE_MODE,
+    PathChanged,
+    lstat_at,
+    parent_folder,
+    remove_empty_folders,
+    symlink_at,
+    write_at,
+)
+from sneakycode.workspace.paths import escaped
 
 _GITLINK = "160000"
 _SYMLINK = "120000"
@@ -107,14 +122,15 @@ def rewind_session(
         _restore(repo, target, latest, now, force, report)
         after = repo.snapshot(f"rewound to turn {turn}", max_file_size, now)
         append_record(session_dir, CheckpointRecord(
-            "rewind", turn, after.commit, after.tree, time.time(), after.skipped, conversation, report.kept_paths
+            "rewind", turn, after.commit, after.tree, time.time(), after.skipped, conversation, report.kept_paths,
+            after.left_out,
         ))
     if conversation:
         report.conversation = rewind_transcript(session_dir, turn)
         if not files and records:
             last = records[-1]
             append_record(session_dir, CheckpointRecord(
-                "rewind", turn, last.commit, last.tree, time.time(), last.skipped, True, last.foreign
+                "rewind", turn, last.commit, last.tree, time.time(), last.skipped, True, last.foreign, last.left_out
             ))
     return report
 
@@ -145,33 +161,55 @@ def _restore(
     others = set(latest.foreign)
     if latest.tree != now.tree:
         others.update(change.path for change in repo.changes(latest.commit, now.commit))
-    room = Workspace(repo.workspace)
+    then = target.snapshot
+    for path, why in sorted(now.left_out.items()):
+        report.notes.append(f"{escaped(path)}: left as it is, it is {why} and in no snapshot")
+    for path, why in sorted(then.left_out.items()):
+        if path not in now.left_out:
+            report.notes.append(f"{escaped(path)}: left as it is, it was {why} at the checkpoint and in no snapshot")
     removals: list[Change] = []
     writes: list[Change] = []
     for change in repo.changes(target.commit, now.commit):
+        # A path in no snapshot on either side differs only because git could not hold it: rewinding it
+        # would delete a file that was merely too large or unreadable then, or write over one that is now.
         if change.path in now.skipped:
-            report.notes.append(f"{change.path}: kept, it is larger than max_file_size_bytes and in no snapshot")
-        elif change.old_mode == _GITLINK or change.new_mode == _GITLINK:
-            report.notes.append(f"{change.path}/: kept, a nested git repository is not snapshotted")
+            report.notes.append(
+                f"{escaped(change.path)}: kept, it is larger than max_file_size_bytes and in no snapshot"
+            )
+        elif change.path in then.skipped:
+            report.notes.append(
+                f"{escaped(change.path)}: kept, it was larger than max_file_size_bytes at the checkpoint, which does "
+                "not hold it"
+            )
+        elif now.left_out_reason(change.path) or then.left_out_reason(change.path):
+            pass  # noted above, once for the whole folder
+        elif _GITLINK in (change.old_mode, change.new_mode):  # a checkpoint from before nested repos were left out
+            report.notes.append(f"{escaped(change.path)}/: kept, a nested git repository is not snapshotted")
         elif change.path in others and not force:
-            report.kept.append(f"{change.path}: {_what_changed(change)}")
+            report.kept.append(f"{escaped(change.path)}: {_what_changed(change)}")
             report.kept_paths.append(change.path)
-        elif not _inside(room, repo.workspace / change.path):
-            report.failed.append(f"{change.path}: not restored, it now lies outside the workspace (a symbolic link)")
         else:
             (removals if change.old_mode == EMPTY_MODE else writes).append(change)
     # Deepest first, so a folder that replaced a file is emptied before the file comes back.
     for change in sorted(removals, key=lambda c: c.path.count("/"), reverse=True):
-        _attempt(report, change.path, partial(_remove, repo.workspace, change.path))
+        _attempt(report, change.path, "removed", partial(_remove, repo.workspace, change.path))
     for change in writes:
-        _attempt(report, change.path, partial(_write, repo, change))
+        _attempt(report, change.path, "restored", partial(_write, repo, change))
 
 
-def _attempt(report: RewindReport, path: str, action: Callable[[], str]) -> None:
+def _attempt(report: RewindReport, path: str, verb: str, action: Callable[[], str]) -> None:
+    shown = escaped(path)
     try:
         report.restored.append(action())
-    except (OSError, CheckpointError) as exc:
-        report.failed.append(f"{path}: {getattr(exc, 'strerror', None) or exc}")
+    except PathChanged as exc:
+        report.failed.append(
+            f"{shown}: not {verb}, {escaped(exc.component)} is no longer a folder (a symbolic link now, which "
+            "rewind does not follow); nothing outside the workspace was touched"
+        )
+    except NotADirectoryError as exc:
+        report.failed.append(f"{shown}: not {verb}, {escaped(str(exc.filename))} is a file now, not a folder")
+    except (OSError, CheckpointError, ValueError) as exc:
+        report.failed.append(f"{shown}: not {verb}, {getattr(exc, 'strerror', None) or exc}")
 
 
 def _what_changed(change: Change) -> str:
@@ -183,47 +221,36 @@ def _what_changed(change: Change) -> str:
 
 
 def _remove(root: Path, relative: str) -> str:
-    path = root / relative
-    if path.is_dir() and not path.is_symlink():
-        raise IsADirectoryError(21, f"{relative} is now a folder; move it away to rewind")
-    path.unlink(missing_ok=True)
-    parent = path.parent
-    while parent != root and not any(parent.iterdir()):
-        parent.rmdir()
-        parent = parent.parent
-    return f"removed {relative} (created after the checkpoint)"
+    """Remove what is at `relative` (a link itself, never its target), then the folders that leaves empty."""
+    try:
+        with parent_folder(root, relative) as (folder, name):
+            info = lstat_at(folder, name)
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                raise IsADirectoryError(errno.EISDIR, f"{escaped(relative)} is now a folder; move it away to rewind")
+            if info is not None:
+                os.unlink(name, dir_fd=folder)
+    except FileNotFoundError:  # a folder above it is gone already, and it with it
+        pass
+    remove_empty_folders(root, relative.split("/")[:-1])
+    return f"removed {escaped(relative)} (created after the checkpoint)"
 
 
 def _write(repo: ShadowRepo, change: Change) -> str:
-    path = repo.workspace / change.path
-    existed = os.path.lexists(path)
-    if path.is_dir() and not path.is_symlink():
-        raise IsADirectoryError(21, f"{change.path} is now a folder; move it away to rewind")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Put the checkpoint's file or link back at `change.path`, creating the folders it needs on the way."""
     data = repo.blob(change.old_blob)
-    if change.old_mode == _SYMLINK:
-        if existed:
-            path.unlink()
-        os.symlink(os.fsdecode(data), path)
-    else:
-        if path.is_symlink():
-            path.unlink()  # written in place of the link, never through it
-        atomic_write_bytes(path, data, _mode_for(path, executable=change.old_mode == "100755"))
-    return f"{'restored' if existed else 'recreated'} {change.path}"
+    with parent_folder(repo.workspace, change.path, create=True) as (folder, name):
+        info = lstat_at(folder, name)
+        if info is not None and stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, f"{escaped(change.path)} is now a folder; move it away to rewind")
+        if change.old_mode == _SYMLINK:
+            symlink_at(folder, name, os.fsdecode(data))
+        else:  # renamed over what is there: a link in the way is replaced, never written through
+            write_at(folder, name, data, _mode_for(info, executable=change.old_mode == "100755"))
+    return f"{'restored' if info is not None else 'recreated'} {escaped(change.path)}"
 
 
-def _mode_for(path: Path, *, executable: bool) -> int:
-    """Git keeps only the executable bit: the rest of the mode stays what the file has now (0o644 if new)."""
-    try:
-        mode = stat.S_IMODE(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        return 0o755 if executable else 0o644
+def _mode_for(info: os.stat_result | None, *, executable: bool) -> int:
+    """Git keeps only the executable bit: the rest of the mode stays what the file has now (what a new file
+    gets, under the umask, when there is none)."""
+    mode = stat.S_IMODE(info.st_mode) if info is not None and stat.S_ISREG(info.st_mode) else NEW_FILE_MODE
     return mode | ((mode & 0o444) >> 2) if executable else mode & ~0o111
-
-
-def _inside(workspace: Workspace, path: Path) -> bool:
-    """Whether `path`'s real folder is in the workspace: a folder swapped for a link to elsewhere is not."""
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    return workspace.contains(Path(os.path.realpath(parent)))

@@ -5,17 +5,23 @@ A path is restored only while it is exactly what the journalled mutation left; a
 anything is restored, so a refusal restores nothing. Restored entries are marked undone rather than
 journalled again, so running undo twice goes further back instead of redoing. The REPL's /undo calls
 `undo_session` too.
+
+Every check and every restore reaches the path from the workspace root's descriptor without following links
+(workspace/anchored.py), as the file tools do: a folder on the way swapped for a link, even mid-undo, stops
+that entry with a note and never reads, writes or removes anything outside.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sneakycode.session.journal import Journal, JournalEntry, PathState, capture
-from sneakycode.workspace.files import Workspace, atomic_write_bytes
+from sneakycode.workspace.anchored import NEW_FILE_MODE, PathChanged, parent_folder, symlink_at, write_at
+from sneakycode.workspace.files import Workspace
 
 
 @dataclass
@@ -81,14 +87,15 @@ def undo_session(session_dir: Path, session_id: str, root: Path, *, steps: int |
     checked: set[Path] = set()
     for entry in reversed(chosen):
         shown = workspace.display(entry.path)
-        if not _inside(workspace, entry.path):
-            report.failed.append(f"{shown}: not restored, it now lies outside the workspace (through a symbolic link)")
+        try:
+            actual = _capture(workspace, entry.path)
+        except (OSError, PathChanged, ValueError) as exc:
+            report.failed.append(f"{shown}: not restored, {_why(workspace, exc)}")
             continue
         todo.append(entry)
         if entry.path in checked:
             continue
         checked.add(entry.path)
-        actual, _ = capture(entry.path)
         if _same(actual, entry.before) or (entry.after is not None and _same(actual, entry.after)):
             continue
         if entry.after is None:
@@ -104,49 +111,82 @@ def undo_session(session_dir: Path, session_id: str, root: Path, *, steps: int |
     for entry in todo:
         try:
             report.restored.append(_restore(entry, workspace))
-        except OSError as exc:
-            report.failed.append(f"{workspace.display(entry.path)}: {exc.strerror or exc}")
+        except (OSError, PathChanged, ValueError) as exc:
+            report.failed.append(f"{workspace.display(entry.path)}: not restored, {_why(workspace, exc)}")
             break
         journal.mark_undone(entry.seq)
     return report
 
 
-def _inside(workspace: Workspace, path: Path) -> bool:
-    parent = path.parent
-    while not parent.exists() and parent != parent.parent:
-        parent = parent.parent
-    return workspace.contains(Path(os.path.realpath(parent))) and workspace.contains(path)
+def _relative(workspace: Workspace, path: Path) -> str:
+    """The journalled path below the root, as open_folder walks it; ValueError when it is not below it."""
+    return path.relative_to(workspace.root).as_posix()
+
+
+def _capture(workspace: Workspace, path: Path) -> PathState:
+    """The state of `path` now, looked up in its folder as reached from the root (absent when that is gone)."""
+    try:
+        with parent_folder(workspace.root, _relative(workspace, path)) as (folder, _):
+            return capture(path, folder)[0]
+    except FileNotFoundError:
+        return PathState("absent")
+
+
+def _why(workspace: Workspace, exc: Exception) -> str:
+    if isinstance(exc, PathChanged):
+        return (
+            f"{exc.component} is no longer a folder (a symbolic link now, which undo does not follow); nothing "
+            "outside the workspace was touched"
+        )
+    if isinstance(exc, ValueError):
+        return f"it lies outside the workspace {workspace.root}"
+    if isinstance(exc, NotADirectoryError):
+        return f"{exc.filename} is a file now, not a folder"
+    return str(getattr(exc, "strerror", None) or exc)
 
 
 def _restore(entry: JournalEntry, workspace: Workspace) -> str:
     """Put one path back to its state before the entry; return what was done, in words."""
-    path, before = entry.path, entry.before
-    shown = workspace.display(path)
-    actual, _ = capture(path)
+    before, shown = entry.before, workspace.display(entry.path)
+    relative = _relative(workspace, entry.path)
+    try:
+        # The folders leading to a file, link or folder that comes back are made again if they are gone.
+        with parent_folder(workspace.root, relative, create=before.kind != "absent") as (folder, name):
+            return _restore_at(entry, folder, name, shown)
+    except FileNotFoundError:
+        if before.kind != "absent":
+            raise
+        return f"{shown}: already as it was before the change at {_at(entry)}"  # its folder is gone too
+
+
+def _restore_at(entry: JournalEntry, folder: int, name: str, shown: str) -> str:
+    before = entry.before
+    actual, _ = capture(entry.path, folder)
     if _same(actual, before):
         return f"{shown}: already as it was before the change at {_at(entry)}"
     if before.kind == "absent":
         if actual.kind == "dir":
-            if any(path.iterdir()):
+            try:
+                os.rmdir(name, dir_fd=folder)
+            except OSError as exc:
+                if exc.errno != errno.ENOTEMPTY:
+                    raise
                 return f"kept folder {shown}/ (created at {_at(entry)}): it holds files SneakyCode did not create"
-            path.rmdir()
             return f"removed folder {shown}/ (created at {_at(entry)})"
-        path.unlink()
+        os.unlink(name, dir_fd=folder)
         return f"removed {shown} (created at {_at(entry)})"
     if before.kind == "dir":
-        path.mkdir(parents=True, exist_ok=True)
+        if actual.kind != "dir":
+            os.mkdir(name, dir_fd=folder)  # FileExistsError when a file took its place
         return f"recreated folder {shown}/"
-    path.parent.mkdir(parents=True, exist_ok=True)
     if actual.kind == "dir":
-        raise IsADirectoryError(21, f"{shown} is now a folder; move it away to restore the file")
+        raise IsADirectoryError(errno.EISDIR, f"{shown} is now a folder; move it away to restore the file")
     if before.kind == "link":
-        if actual.kind != "absent":
-            path.unlink()
-        os.symlink(before.target or "", path)
+        symlink_at(folder, name, before.target or "")
         return f"recreated link {shown} -> {before.target}"
     data = entry.before_bytes()
     if data is None:
-        raise FileNotFoundError(2, f"the journal lost the saved content of {shown}")
-    atomic_write_bytes(path, data, before.mode)
+        raise FileNotFoundError(errno.ENOENT, f"the journal lost the saved content of {shown}")
+    write_at(folder, name, data, before.mode if before.mode is not None else NEW_FILE_MODE)
     verb = "recreated" if actual.kind == "absent" else "restored"
     return f"{verb} {shown} as it was before the change at {_at(entry)}"

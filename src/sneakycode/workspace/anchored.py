@@ -14,8 +14,8 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Callable, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 _FOLDER_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
@@ -131,3 +131,54 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None) -> None:
         write_at(fd, path.name, data, mode if mode is not None else NEW_FILE_MODE)
     finally:
         os.close(fd)
+
+
+def symlink_at(dir_fd: int, name: str, target: str) -> None:
+    """Make `name` in the folder a symbolic link to `target`, replacing what is there atomically: the link
+    is made under a temporary name and renamed over `name`, so nothing in the way is followed."""
+    tmp = _temp_name(name)
+    os.symlink(target, tmp, dir_fd=dir_fd)
+    try:
+        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(tmp, dir_fd=dir_fd)
+        raise
+    sync_folder(dir_fd)
+
+
+@contextmanager
+def parent_folder(root: Path, relative: str, *, create: bool = False) -> Iterator[tuple[int, str]]:
+    """The folder that holds `root/relative`, reached by open_folder (its missing folders made, plainly,
+    when `create`), and the last name, for acting on it with the *_at functions; closed when the block
+    ends. A relative path with an empty, `.` or `..` part is a ValueError: it could leave the root."""
+    parts = relative.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"{relative!r} is not a path below the root")
+
+    def make(dir_fd: int, index: int) -> None:
+        os.mkdir(parts[index], dir_fd=dir_fd)
+
+    fd = open_folder(root, parts[:-1], make if create else None)
+    try:
+        yield fd, parts[-1]
+    finally:
+        os.close(fd)
+
+
+def remove_empty_folders(root: Path, parts: Sequence[str]) -> None:
+    """Remove `root/parts...` and then each folder above it, as long as they are empty (never the root).
+
+    Each folder is removed from the one reached above it by open_folder, so a folder swapped for a link is
+    never followed; the first that is not an empty folder (or cannot be reached) ends the climb."""
+    for depth in range(len(parts), 0, -1):
+        try:
+            fd = open_folder(root, parts[: depth - 1])
+        except (OSError, PathChanged):
+            return
+        try:
+            os.rmdir(parts[depth - 1], dir_fd=fd)
+        except OSError:  # not empty, not a folder (a link: ENOTDIR), or gone
+            return
+        finally:
+            os.close(fd)
