@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sneakycode.config.files import NotRegularFile, OverLimit, kind_of, open_regular, read_regular
+from sneakycode.config.files import NotRegularFile, OverLimit, kind_of, open_regular, read_head, read_regular
 
 
 def test_a_regular_file_is_read_whole_within_its_limit(tmp_path: Path) -> None:
@@ -69,3 +69,16 @@ def test_kind_of_names_every_kind() -> None:
     assert kind_of(0o100644) == "a regular file"
     assert kind_of(0o020666) == "a character device"
     assert kind_of(0o060660) == "a block device"
+
+
+def test_read_head_gives_the_first_bytes_of_a_regular_file_only(tmp_path: Path) -> None:
+    """Hardening round two, class 4: `.git` and `commondir` are read for their first line only, through the
+    same reader: a FIFO or a link to /dev/zero is refused at once, a huge file is not read past the head."""
+    (tmp_path / ".git").write_bytes(b"gitdir: ../real\n" + b"x" * 100_000)
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    assert read_head(tmp_path / ".git", 16) == b"gitdir: ../real\n"
+    for name, kind in (("pipe", "a FIFO (named pipe)"), ("zero", "a character device")):
+        with pytest.raises(NotRegularFile) as exc:
+            read_head(tmp_path / name, 4096)
+        assert exc.value.kind == kind

@@ -25,7 +25,7 @@ from typing import Any
 
 from sneakycode.config import user_config_path
 from sneakycode.errors import ToolError
-from sneakycode.extensions.frontmatter import FrontMatterError, parse_markdown, text_field
+from sneakycode.extensions.frontmatter import FrontMatterError, parse_markdown, read_user_file, text_field
 from sneakycode.tools.base import Tool
 from sneakycode.tools.claude_names import tools_named
 from sneakycode.tools.registry import all_tools
@@ -79,10 +79,10 @@ def load_definitions(
     problems: list[str] = []
     folder = user_folder if user_folder is not None else user_config_path().parent / "agents"
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        try:
-            text = path.read_text(encoding="utf-8")[:MAX_DEFINITION_CHARS]
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(f"{path}: cannot be read ({exc}); skipped")
+        try:  # the one bounded regular-file reader: a FIFO or /dev/zero named agents/x.md is skipped at once
+            text = read_user_file(path)[:MAX_DEFINITION_CHARS]
+        except FrontMatterError as exc:
+            problems.append(f"{path}: {exc.problem}; skipped")
             continue
         _add(found, problems, text, str(path), path.stem)
     for relative in PROJECT_FOLDERS:

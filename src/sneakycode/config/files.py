@@ -4,7 +4,8 @@ A repository's author (or a model) decides what `.gitignore`, `AGENTS.md` or `no
 a plain open() wait forever for a writer, `/dev/zero` never ends, and opening some devices does something.
 So a file is first opened with O_PATH (no open side effects, no blocking), checked with fstat to be a
 regular file, and only then reopened for reading through that descriptor, non-blocking; a reader then reads
-at most its limit. Config, the workspace guard and the ignore-file walk all open files here.
+at most its limit. Config, the workspace guard, the ignore-file walk, image attachments and the `.git`
+files the repository guard and checkpoints follow all open files here.
 """
 
 from __future__ import annotations
@@ -91,3 +92,13 @@ def read_regular(
     if len(data) > limit:
         raise OverLimit(os.fspath(path), limit)
     return data
+
+
+def read_head(
+    path: str | os.PathLike[str], limit: int, *, dir_fd: int | None = None, follow_symlinks: bool = True
+) -> bytes:
+    """The first `limit` bytes of a regular file (all of a shorter one), for files whose head is all that
+    matters (a `gitdir:` file, `commondir`); NotRegularFile or the OSError of the open as read_regular."""
+    fh, _ = open_regular(path, dir_fd=dir_fd, follow_symlinks=follow_symlinks)
+    with fh:
+        return fh.read(limit)

@@ -34,6 +34,7 @@ from functools import partial
 from pathlib import Path
 
 from sneakycode.config import PROJECT_CONFIG, user_config_path
+from sneakycode.config.files import read_head
 from sneakycode.process.environment import find_program
 from sneakycode.process.supervise import run_process
 
@@ -49,6 +50,7 @@ PROGRAM_KEYS = re.compile(
 )
 _GIT_TIMEOUT = 10.0
 _MAX_MODULE_DEPTH = 4
+_GITFILE_BYTES = 4096  # a `gitdir: PATH` line fits with room to spare
 
 
 @dataclass
@@ -209,8 +211,10 @@ def _first_word(command: str) -> str:
 
 
 def _gitfile_target(gitfile: Path) -> Path | None:
+    # The repository decides what `.git` is: read through the regular-file reader, so a `.git` swapped for a
+    # FIFO after the is_file() check is not waited on, and only the head of a huge one is read.
     try:
-        text = gitfile.read_text(encoding="utf-8", errors="replace")[:4096]
+        text = read_head(gitfile, _GITFILE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
     if not text.startswith("gitdir:"):

@@ -18,6 +18,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sneakycode.config.files import read_head
 from sneakycode.errors import CheckpointError
 from sneakycode.process.environment import find_program
 from sneakycode.process.supervise import run_process
@@ -25,6 +26,7 @@ from sneakycode.process.supervise import run_process
 SHADOW_DIR = "checkpoints.git"
 GIT_TIMEOUT = 120.0  # the first snapshot of a large workspace hashes every file
 _LISTING_LIMIT = 256 << 20
+_GITFILE_BYTES = 4096  # a `gitdir: PATH` or `commondir` line fits with room to spare
 _UPDATE_LIMIT = 2000  # more changed paths than this go through one `git add -A` instead of argument lists
 # Content filters, eol conversion and encodings are off for every path: a snapshot restores byte-identical,
 # and a `filter=` in a hostile .gitattributes has nothing to run. info/attributes wins over .gitattributes.
@@ -213,16 +215,22 @@ def _user_exclude_file(workspace: Path) -> Path | None:
     dot_git = workspace / ".git"
     git_dir: Path | None = dot_git if dot_git.is_dir() else None
     if dot_git.is_file():
-        try:
-            first = dot_git.read_text(encoding="utf-8").splitlines()[0]
-        except (OSError, UnicodeDecodeError, IndexError):
-            first = ""
+        first = _first_line(dot_git)
         if first.startswith("gitdir:"):
             git_dir = (workspace / first[7:].strip()).resolve()
     if git_dir is None:
         return None
     common = git_dir / "commondir"  # a linked worktree keeps info/ in the main repository's git folder
-    if common.is_file():
-        git_dir = (git_dir / common.read_text(encoding="utf-8").strip()).resolve()
+    if common.is_file() and (shared := _first_line(common).strip()):
+        git_dir = (git_dir / shared).resolve()
     exclude = git_dir / "info" / "exclude"
     return exclude if exclude.is_file() else None
+
+
+def _first_line(path: Path) -> str:
+    """The first line of a small file the repository supplies (`.git`, `commondir`), read through the
+    regular-file reader: one swapped for a FIFO after the is_file() check is not waited on. "" when unreadable."""
+    try:
+        return read_head(path, _GITFILE_BYTES).decode("utf-8").split("\n", 1)[0]
+    except (OSError, UnicodeDecodeError):
+        return ""
