@@ -83,7 +83,7 @@ def main() -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
     from sneakycode.tools.web.convert import html_to_markdown
 
-    converters = {**CONVERTERS, "web_fetch (convert.py)": lambda html: html_to_markdown(html, "")}
+    converters = {**CONVERTERS, "web_fetch (convert.py)": lambda html: html_to_markdown(html, "").text}
     rows = []
     for name, convert in converters.items():
         kept = leaked = kept_total = leaked_total = code_ok = size = 0

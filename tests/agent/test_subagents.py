@@ -4,6 +4,7 @@ and real tools on a real workspace; the headless end (stream-json, --max-turns) 
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -187,6 +188,24 @@ def test_user_defined_agents_load_from_both_folders_and_a_broken_one_is_reported
     subagents = Subagents(definitions, all_tools())
     assert subagents.tool.tier is Tier.CONFIRM and not subagents.tool.read_only  # reviewer may edit
     assert "reviewer: Reviews a change" in subagents.tool.description
+
+
+def test_a_user_agent_file_that_is_a_fifo_or_dev_zero_is_skipped_at_once(ctx: ToolContext) -> None:
+    """Hardening round two, class 4: the user's agents folder was read with read_text(), so a FIFO named
+    `x.md` hung startup and a link to /dev/zero read without end; both are now skipped with a line."""
+    from sneakycode.config import user_config_path
+
+    folder = user_config_path().parent / "agents"
+    folder.mkdir(parents=True)
+    os.mkfifo(folder / "pipe.md")
+    (folder / "zero.md").symlink_to("/dev/zero")
+    (folder / "helper.md").write_text("---\nname: helper\ndescription: Helps\n---\nHelp.\n")
+    started = time.monotonic()
+    definitions, problems = load_definitions(ctx.workspace)
+    assert time.monotonic() - started < 2
+    assert set(definitions) == {"explore", "helper"}
+    assert [p.split(":", 1)[0] for p in problems] == [str(folder / "pipe.md"), str(folder / "zero.md")]
+    assert "FIFO" in problems[0] and "character device" in problems[1]
 
 
 def test_subagent_events_are_tagged_in_stream_json_and_count_toward_max_turns(ws: Path) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 import io
-from collections.abc import Iterator
+import os
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +90,28 @@ def test_headless_image_for_a_text_model_is_a_usage_error(server: ScriptedServer
     result = run(server, ws, "qwen2.5-coder:7b", "--image", str(ws / "a.png"))
     assert result.code == 2 and "supports_images" in result.stderr
     assert server.chat_requests == []
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda path: os.mkfifo(path), "[not_regular_file] {path} is a FIFO (named pipe), not a regular file"),
+        (lambda path: path.symlink_to("/dev/zero"), "[not_regular_file] {path} is a character device"),
+        (lambda path: path.mkdir(), "[is_directory] {path} is a folder, not an image file"),
+    ],
+    ids=["fifo", "link-to-dev-zero", "folder"],
+)
+def test_headless_image_of_a_special_file_is_a_coded_usage_error_at_once(
+    server: ScriptedServer, ws: Path, make: Callable[[Path], None], said: str
+) -> None:
+    """Hardening round two, class 4: `--image fifo` used to wait for a writer forever and `--image` of a link to
+    /dev/zero to read without end; the regular-file reader refuses both at once, and nothing is sent."""
+    path = ws / "shot.png"
+    make(path)
+    started = time.monotonic()
+    result = run_cli("-p", "look", "--base-url", server.base_url, "--model", "gpt-4o", "--workspace", str(ws),
+                     "--yes", "--image", str(path), env=ENV, timeout=30)
+    assert time.monotonic() - started < 15  # a cold start on a busy machine; the old code never returned
+    assert result.code == 2, result.stderr
+    assert f"sneakycode: --image: {said.format(path=path)}" in result.stderr
+    assert "Traceback" not in result.stderr and server.chat_requests == []

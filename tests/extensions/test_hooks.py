@@ -4,7 +4,9 @@ by the real `sneakycode -p` against the scripted server; each test asserts what 
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import stat
 import sys
 import time
 from pathlib import Path
@@ -242,3 +244,18 @@ def test_a_claude_code_hook_rewrites_the_input_by_its_own_field_names(ws: Path, 
     result, _ = run(ws, steps, "--yes")
     assert result.code == 0, result.stderr
     assert (ws / "a.txt").read_text() == "BYE\n"
+
+
+def test_a_post_tool_use_hook_on_a_call_aimed_at_a_fifo_does_not_wait_on_it(ws: Path, tmp_path: Path) -> None:
+    """Hardening round two, class 4: the file snapshot taken around PostToolUse hooks read the edited path with
+    read_bytes(), so a write_file aimed at a FIFO the repository ships hung the run; it now reads through the
+    regular-file reader, and the model gets the write's coded refusal at once."""
+    os.mkfifo(ws / "notes.txt")
+    user_config(hooks_toml("PostToolUse", hook_script(tmp_path, "noop", "pass\n"), matcher="write_file"))
+    steps = [call("write_file", file_path="notes.txt", content="hello\n"), finish("done")]
+    started = time.monotonic()
+    result, server = run(ws, steps, "--yes")
+    assert result.code == 0, result.stderr
+    assert time.monotonic() - started < 30
+    assert tool_results(server.chat_requests[1])[-1].startswith("Error [")  # refused: never read, and a FIFO
+    assert stat.S_ISFIFO((ws / "notes.txt").lstat().st_mode)

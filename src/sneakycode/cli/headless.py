@@ -161,4 +161,4 @@ def _attached_images(paths: list[str], supported: bool, model: str) -> list[Imag
     try:
         return [load_image_file(Path(path)) for path in paths]
     except ToolError as err:
-        raise ConfigError(f"--image: {err.error}") from None
+        raise ConfigError(f"--image: [{err.code}] {err.error}") from None

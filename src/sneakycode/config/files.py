@@ -4,7 +4,8 @@ A repository's author (or a model) decides what `.gitignore`, `AGENTS.md` or `no
 a plain open() wait forever for a writer, `/dev/zero` never ends, and opening some devices does something.
 So a file is first opened with O_PATH (no open side effects, no blocking), checked with fstat to be a
 regular file, and only then reopened for reading through that descriptor, non-blocking; a reader then reads
-at most its limit. Config, the workspace guard and the ignore-file walk all open files here.
+at most its limit. Config, the workspace guard, the ignore-file walk, image attachments and the `.git`
+files the repository guard and checkpoints follow all open files here.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from sneakycode.errors import ErrorCode, ToolError
@@ -108,8 +107,19 @@ def _hook_input(prepared: PreparedCall) -> dict[str, Any]:
 
 
 def _digest(ctx: ToolContext, value: str) -> str | None:
+    """What the file holds, to tell whether a hook changed it; None when there is no regular file there. It is
+    opened through the workspace's regular-file reader, so a FIFO the call was aimed at is not waited on, and
+    a file over max_file_size_bytes (which no tool edits) is told by its size and time, not read."""
+    ws = ctx.workspace
     try:
-        real: Path = ctx.workspace.resolve(value)
-        return hashlib.sha256(real.read_bytes()).hexdigest()
-    except (ToolError, OSError):
+        opened = ws.open_file(value)
+    except ToolError:
         return None
+    with opened.fh:
+        info = opened.info
+        if info.st_size > ws.max_file_size_bytes:
+            return f"{info.st_size}:{info.st_mtime_ns}"
+        try:
+            return hashlib.sha256(opened.fh.read(ws.max_file_size_bytes + 1)).hexdigest()
+        except OSError:
+            return None

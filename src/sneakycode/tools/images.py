@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sneakycode.config.files import NotRegularFile, open_regular
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import ImagePart
 
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
 
 MAX_SIDE = 1568
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
-MAX_SOURCE_BYTES = 50 * 1024 * 1024  # a larger file is not opened: no screenshot is that big
+MAX_SOURCE_BYTES = 50 * 1024 * 1024  # a larger file is not read: no screenshot is that big
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 TEXT_ONLY_HINT = (
     "The current model does not accept images. Ask the user to describe the image, or to run with a vision "
@@ -76,14 +77,44 @@ def describe(label: str, image: ImagePart, original: tuple[int, int]) -> str:
     return f"{label}: {kind} image, {image.width}x{image.height} px{scaled}"
 
 
+def read_image_file(path: Path) -> bytes | None:
+    """The bytes of a file someone named as an image (a terminal attachment, `--image`), or None when its first
+    bytes are not an image's. It is opened as a regular file only, never blocking, and read up to
+    MAX_SOURCE_BYTES: a FIFO would wait for a writer forever and `/dev/zero` never ends, so those (and links to
+    them) are a ToolError at once, as are a folder, a missing file and one over the size limit."""
+    try:
+        fh, info = open_regular(path)
+    except NotRegularFile as exc:
+        if exc.kind == "a folder":
+            raise ToolError(ErrorCode.IS_DIRECTORY, f"{path} is a folder, not an image file") from None
+        raise ToolError(ErrorCode.NOT_REGULAR_FILE, f"{path} is {exc.kind}, not a regular file, so it is not read",
+                        hint="Name the image file itself (PNG, JPEG, GIF or WebP).") from None
+    except FileNotFoundError:
+        raise ToolError(ErrorCode.NOT_FOUND, f"{path} does not exist") from None
+    except OSError as exc:
+        raise _unreadable(path, exc) from None
+    with fh:
+        try:
+            head = fh.read(12)
+            if sniff_image(head) is None:
+                return None
+            raw = b"" if info.st_size > MAX_SOURCE_BYTES else head + fh.read(MAX_SOURCE_BYTES + 1 - len(head))
+        except OSError as exc:
+            raise _unreadable(path, exc) from None
+    if not raw or len(raw) > MAX_SOURCE_BYTES:  # too large when opened, or grew past the limit while read
+        size = max(info.st_size, len(raw))
+        raise ToolError(ErrorCode.FILE_TOO_LARGE, f"{path} is {size:,} bytes, over {MAX_SOURCE_BYTES:,}")
+    return raw
+
+
+def _unreadable(path: Path, exc: OSError) -> ToolError:
+    return ToolError(ErrorCode.IO_ERROR, f"{path} cannot be read: {exc.strerror or exc}")
+
+
 def load_image_file(path: Path) -> ImagePart:
     """An image file the user named (a terminal attachment, `--image`), ready to send; a ToolError says why
-    not (missing, too large, not an image)."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_SOURCE_BYTES:
-            raise ToolError(ErrorCode.FILE_TOO_LARGE, f"{path} is {size:,} bytes, over {MAX_SOURCE_BYTES:,}")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ToolError(ErrorCode.IO_ERROR, f"{path} cannot be read: {exc.strerror or exc}") from None
+    not (missing, not a regular file, too large, not an image)."""
+    raw = read_image_file(path)
+    if raw is None:
+        raise ToolError(ErrorCode.UNSUPPORTED_CONTENT, f"{path} is not a PNG, JPEG, GIF or WebP image")
     return prepare_image(raw, str(path))[0]

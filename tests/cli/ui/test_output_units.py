@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import os
+import stat
 from pathlib import Path
 
+import pytest
 from rich.console import Console, RenderableType
 
 from sneakycode.cli.ui.folding import cut_at_word, fold
@@ -13,6 +16,7 @@ from sneakycode.cli.ui.previews import edit_preview, numbered_diff, render_rows
 from sneakycode.cli.ui.render import TerminalSink
 from sneakycode.cli.ui.rules_saving import add_allow_rules, always_rules, prefix_rule
 from sneakycode.config import load_settings
+from sneakycode.errors import ConfigError
 from sneakycode.tools.base import ToolContext
 
 
@@ -113,6 +117,16 @@ def test_saving_a_rule_keeps_the_files_comments(tmp_path: Path) -> None:
     add_allow_rules(path, ["run_command(pytest:*)"])
     assert path.read_text() == ('# mine\nmodel = "m"  # the fast one\n\n[permissions]\n'
                                 'allow = ["read_file", "run_command(pytest:*)"]\n')
+
+
+def test_saving_a_rule_into_a_config_swapped_for_a_fifo_is_a_config_error_at_once(tmp_path: Path) -> None:
+    """Hardening round two, class 4: the project's config.toml was read with read_text() when a rule was saved,
+    so one swapped for a FIFO after startup froze the approval prompt; it is read as settings are now."""
+    path = tmp_path / "config.toml"
+    os.mkfifo(path)
+    with pytest.raises(ConfigError, match="not a regular file"):
+        add_allow_rules(path, ["run_command(pytest:*)"])
+    assert stat.S_ISFIFO(path.lstat().st_mode)
 
 
 def test_always_never_suggests_a_bare_interpreter_prefix() -> None:

@@ -20,6 +20,7 @@ from sneakycode.cli.text import markup_safe, printable
 from sneakycode.cli.ui.previews import edit_preview, render_rows
 from sneakycode.cli.ui.rules_saving import Saved, allow_for_session, always_rules, save_to_project, save_to_user
 from sneakycode.config import PROJECT_CONFIG, user_config_path
+from sneakycode.errors import ConfigError
 from sneakycode.permissions.gate import Declined
 from sneakycode.tools.base import Preview, ToolContext
 from sneakycode.tools.registry import get_tool
@@ -141,7 +142,11 @@ class TerminalApprover:
         if where == "s":
             self.console.print(f"[dim]allowed for this session: {markup_safe(listed)}[/]")
             return True
-        saved: Saved = save_to_project(loaded, rules) if where == "p" else save_to_user(rules, user_path)
+        try:
+            saved: Saved = save_to_project(loaded, rules) if where == "p" else save_to_user(rules, user_path)
+        except (ConfigError, OSError, ValueError) as exc:  # unreadable, unwritable, or not UTF-8 TOML
+            self.console.print(f"[yellow]not saved ({markup_safe(str(exc))}); allowed for this session only[/]")
+            return True
         self.console.print(f"[dim]saved {markup_safe(listed)} to {markup_safe(str(saved.path))}[/]")
         if saved.note:
             self.console.print(f"[yellow]{markup_safe(saved.note)}[/]")

@@ -1,6 +1,8 @@
 """Images attached at the prompt: an `@shot.png` token, or a pasted path of an image file (terminals paste
 a dragged file as its path, quoted or with spaces escaped). Only existing PNG, JPEG, GIF and WebP files
-count; every other token stays text. The request text is sent unchanged, so the model sees the names too."""
+count; every other token stays text. The request text is sent unchanged, so the model sees the names too.
+Every candidate is opened through the one regular-file reader (`tools.images.read_image_file`): a FIFO or
+`/dev/zero` named `shot.png` is a coded line at once, never a hang or an endless read."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sneakycode.errors import ToolError
+from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import ImagePart
-from sneakycode.tools.images import load_image_file, sniff_image
+from sneakycode.tools.images import IMAGE_SUFFIXES, prepare_image, read_image_file
 
 
 @dataclass
@@ -35,19 +37,24 @@ def find_attachments(line: str, workspace: Path) -> Attachments:
             continue  # a bare word is not taken for a pasted path
         path = Path(candidate).expanduser()
         path = path if path.is_absolute() else workspace / path
-        if not _is_image(path):
-            continue
         try:
-            found.images.append(load_image_file(path))
+            raw = read_image_file(path)
+            if raw is None:
+                continue  # not an image: `@notes.md` is a mention, read as text elsewhere
+            found.images.append(prepare_image(raw, str(path))[0])
             found.names.append(candidate)
         except ToolError as err:
-            found.problems.append(err.error)
+            if _worth_saying(err.code, candidate):
+                found.problems.append(f"[{err.code}] {err.error}")
     return found
 
 
-def _is_image(path: Path) -> bool:
-    try:
-        with path.open("rb") as fh:
-            return path.is_file() and sniff_image(fh.read(12)) is not None
-    except OSError:
+def _worth_saying(code: ErrorCode, candidate: str) -> bool:
+    """Whether a token that attached nothing deserves a line: a missing path or a folder is just words
+    (`and/or`, `@src/`); a FIFO, device or unreadable file only when named like an image (`@notes` is a
+    mention, whose own read says what is wrong); an image that cannot be used always."""
+    if code in (ErrorCode.NOT_FOUND, ErrorCode.IS_DIRECTORY):
         return False
+    if code in (ErrorCode.NOT_REGULAR_FILE, ErrorCode.IO_ERROR):
+        return Path(candidate).suffix.lower() in IMAGE_SUFFIXES
+    return True

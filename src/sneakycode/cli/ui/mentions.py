@@ -62,7 +62,7 @@ def expand_mentions(line: str, gate: Gate) -> Mentions:
             result = gate.run_direct(read_file.name, {"file_path": name})
             label = f"Contents of {name} (attached by the user, as read_file shows it)"
         if not result.success:
-            mentions.problems.append(f"@{name}: {result.error}")
+            mentions.problems.append(f"@{name}: [{result.code}] {result.error}")
             continue
         mentions.names.append(name)
         mentions.blocks.append(f"{label}:\n{result.render()}")

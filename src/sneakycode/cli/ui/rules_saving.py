@@ -25,7 +25,15 @@ from typing import Any
 import tomlkit
 from tomlkit.items import Array, Table
 
-from sneakycode.config import PROJECT_CONFIG, LoadedSettings, record_trust, repository_files, trust_state_dir
+from sneakycode.config import (
+    CONFIG_FILE_LIMIT,
+    PROJECT_CONFIG,
+    LoadedSettings,
+    read_regular_file,
+    record_trust,
+    repository_files,
+    trust_state_dir,
+)
 from sneakycode.config.trust import is_trusted
 from sneakycode.permissions.decide import Decision, decide
 from sneakycode.permissions.gate import PreparedCall, suggested_rules
@@ -88,8 +96,10 @@ def allow_for_session(loaded: LoadedSettings, rules: list[str]) -> None:
 def add_allow_rules(path: Path, rules: list[str]) -> None:
     """Append the rules to `[permissions] allow` in the TOML file at `path` (created if missing), keeping
     everything else in it byte for byte."""
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    document = tomlkit.parse(text)
+    # The project's file comes with the repository: read it as the settings are read (a regular file, bounded),
+    # so one swapped for a FIFO since startup is a ConfigError, not a frozen prompt.
+    raw = read_regular_file(path, CONFIG_FILE_LIMIT)
+    document = tomlkit.parse(raw.decode("utf-8") if raw is not None else "")
     permissions = document.get("permissions")
     if not isinstance(permissions, Table):
         permissions = tomlkit.table()

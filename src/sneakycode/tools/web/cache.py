@@ -24,6 +24,8 @@ class Page:
     body_bytes: int
     body_cut: bool
     """The body was longer than tools.web.max_bytes and was cut there."""
+    note: str | None = None
+    """Why the text is not the full conversion (a page over the HTML conversion budget), for the result."""
 
 
 @dataclass

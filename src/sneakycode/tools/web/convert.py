@@ -6,6 +6,9 @@ saved pages shaped like real ones (docs page, GitHub issue, blog post, reference
 23 of 24 main-text sentences with 2 of 29 chrome strings leaking; readability kept 19 of 24 (it dropped a
 whole issue discussion) with none leaking. Losing the discussion is the worse failure. trafilatura is
 imported only when a page is HTML (it takes about a second to import).
+
+Conversion has a budget (plain.py): a page of more than MAX_HTML_ELEMENTS elements, or one whose first pass
+outlasts its deadline, is shown as plain text with a note, and a cancel stops the pass between chunks.
 """
 
 from __future__ import annotations
@@ -14,8 +17,11 @@ import codecs
 import io
 import json
 import re
+from dataclasses import dataclass
 
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.context import checkpoint
+from sneakycode.tools.web.plain import MAX_HTML_ELEMENTS, SCAN_SECONDS, scan_html
 
 TEXT_TYPES = frozenset({
     "text/plain", "text/markdown", "text/x-markdown", "text/csv", "text/xml", "application/xml", "text/x-rst",
@@ -26,6 +32,14 @@ JSON_TYPES = frozenset({"application/json", "text/json"})
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 PDF_TYPES = frozenset({"application/pdf", "application/x-pdf"})
 _MARKUP_START = re.compile(rb"^\s*(<!doctype html|<html|<head|<body)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Converted:
+    """The text the model reads, and a note for the result when it is not the whole conversion."""
+
+    text: str
+    note: str | None = None
 
 
 def media_type(content_type: str) -> str:
@@ -42,17 +56,17 @@ def charset(content_type: str) -> str | None:
         return None
 
 
-def body_to_text(body: bytes, content_type: str, url: str) -> str:
+def body_to_text(body: bytes, content_type: str, url: str) -> Converted:
     """The body as text for the model; an unsupported_content ToolError for types it cannot read."""
     kind = media_type(content_type) or _sniff(body)
     if kind in HTML_TYPES:
         return html_to_markdown(decode(body, content_type), url)
     if kind in PDF_TYPES:
-        return pdf_to_text(body)
+        return Converted(pdf_to_text(body))
     if kind in JSON_TYPES or kind.endswith("+json"):
-        return _json_text(decode(body, content_type))
+        return Converted(_json_text(decode(body, content_type)))
     if kind in TEXT_TYPES or kind.endswith("+xml") or (kind.startswith("text/") and kind != "text/event-stream"):
-        return decode(body, content_type)
+        return Converted(decode(body, content_type))
     raise ToolError(
         ErrorCode.UNSUPPORTED_CONTENT,
         f"{url} is {kind or 'of no stated type'}, which web_fetch does not read",
@@ -91,9 +105,21 @@ def _json_text(text: str) -> str:
         return text
 
 
-def html_to_markdown(html: str, url: str) -> str:
+def html_to_markdown(html: str, url: str) -> Converted:
     """The page's main content as Markdown: navigation, sidebars, footers, scripts and styles dropped. A page
-    where no main content is found (a bare list of links, say) comes back as all of its text instead."""
+    where no main content is found (a bare list of links, say) comes back as all of its text instead. A page
+    over the conversion budget comes back as its plain text, with a note saying so."""
+    scan = scan_html(html)
+    if scan.stopped_at is not None:
+        return Converted(scan.text, (
+            f"page too large for full conversion: plain text of its first {scan.stopped_at:,} of {len(html):,} "
+            f"characters, read within {SCAN_SECONDS:.0f} s"
+        ))
+    if scan.elements > MAX_HTML_ELEMENTS:
+        return Converted(scan.text, (
+            f"page too large for full conversion ({scan.elements:,} HTML elements, over {MAX_HTML_ELEMENTS:,}): "
+            "shown as plain text, without Markdown structure or boilerplate removal"
+        ))
     import trafilatura
 
     # include_comments: GitHub marks each issue comment `comment-body`, which trafilatura would drop as a
@@ -102,9 +128,10 @@ def html_to_markdown(html: str, url: str) -> str:
         html, url=url or None, output_format="markdown", include_comments=True, include_tables=True,
         include_formatting=True, include_links=False, favor_recall=True,
     )
+    checkpoint()  # trafilatura cannot be stopped midway; within the budget it returns in about a second
     if extracted and extracted.strip():
-        return extracted.strip() + "\n"
-    return (trafilatura.html2txt(html) or "").strip() + "\n"
+        return Converted(extracted.strip() + "\n")
+    return Converted((trafilatura.html2txt(html) or "").strip() + "\n")
 
 
 def pdf_to_text(body: bytes) -> str:

@@ -54,6 +54,8 @@ def web_fetch(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
     notes.append(page.content_type.split(";")[0] or "no content type")
     if page.body_cut:
         notes.append(f"body cut at {ctx.settings.tools.web.max_bytes:,} bytes (tools.web.max_bytes)")
+    if page.note:
+        notes.append(page.note)
     if cached:
         notes.append("from this session's cache")
     if args.start or end < total:
@@ -69,7 +71,7 @@ def _fetch(url: str, ctx: ToolContext) -> Page:
     if response.status >= 400:
         text = ""
         with suppress(ToolError):  # a binary error page: the status alone says enough
-            text = body_to_text(response.body, response.content_type, response.url)
+            text = body_to_text(response.body, response.content_type, response.url).text
         excerpt = " ".join(text.split())[:ERROR_BODY_CHARS]
         raise ToolError(
             ErrorCode.HTTP_ERROR,
@@ -77,8 +79,9 @@ def _fetch(url: str, ctx: ToolContext) -> Page:
             detail=excerpt,
             data={"status": response.status},
         )
-    text = body_to_text(response.body, response.content_type, response.url)
-    return Page(url, response.url, response.content_type, text, len(response.body), response.cut)
+    converted = body_to_text(response.body, response.content_type, response.url)
+    return Page(url, response.url, response.content_type, converted.text, len(response.body), response.cut,
+                converted.note)
 
 
 def _window(text: str, start: int, budget: int) -> str:
