@@ -5,12 +5,12 @@ attributes it names below."""
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from sneakycode.agent.events import PermissionEvent
 from sneakycode.agent.feedback import RepeatWatch
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import tool_images_message
+from sneakycode.agent.messages import Message, ToolMessage
 from sneakycode.agent.protocol import EventSink, ToolCall
 from sneakycode.agent.results import Outcome, RunResult
 from sneakycode.errors import ErrorCode
@@ -30,7 +30,7 @@ class ToolCalls:
     gate: Gate
     sink: EventSink
     hooks: HookPoints
-    history: list[dict[str, Any]]
+    history: list[Message]
     transcript: Transcript | None
     checkpoints: Checkpoints | None
     session_turns: int
@@ -140,7 +140,7 @@ class ToolCalls:
         if note:
             text = f"{text}\n\n{note}"
             self.sink.emit({"type": "notice", "message": note})
-        self._append({"role": "tool", "tool_call_id": call.id, "content": text})
+        self._append(ToolMessage(role="tool", tool_call_id=call.id, content=text))
         if result.image is not None:
             headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
             self._images.append((f"{call.name} {headline}".strip(), result.image))
@@ -157,7 +157,7 @@ class ToolCalls:
 
     # ---- bookkeeping -----------------------------------------------------------------------------
 
-    def _append(self, message: dict[str, Any]) -> None:
+    def _append(self, message: Message) -> None:
         self.history.append(message)
         if self.transcript is not None:
             self.transcript.message(message)
@@ -165,3 +165,4 @@ class ToolCalls:
     def _notice(self, message: str | None) -> None:
         if message:
             self.sink.emit({"type": "notice", "message": message})
+
