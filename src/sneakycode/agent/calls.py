@@ -4,6 +4,7 @@ attributes it names below."""
 
 from __future__ import annotations
 
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 from sneakycode.agent.events import PermissionEvent
@@ -68,6 +69,8 @@ class ToolCalls:
             outcomes = self._run_batch(originals, batch, skip_reason=self._skip_reason(final))
             for call, prepared, outcome in zip(originals, batch, outcomes, strict=True):
                 self._record_result(call, prepared, outcome.result, outcome.notes or [])
+                if outcome.bug is not None:
+                    self._internal_error(f"the {call.name} tool", outcome.bug)
                 if outcome.finished and final is None:
                     final = outcome.result.content
         if self._images:  # after the reply's last tool message: servers take images only from the user
@@ -81,6 +84,7 @@ class ToolCalls:
         try:
             return self.hooks.before_call(self.gate, self.gate.prepare(call.name, call.arguments))
         except Exception as exc:  # a bug while deciding must not end the run: the call fails instead
+            self._internal_error(f"checking the {call.name} call", exc)
             failure = ToolResult.fail(ErrorCode.INTERNAL_ERROR, f"{call.name} could not be checked: {exc}")
             return PreparedCall(call.name, {}, failure=failure)
 
@@ -120,19 +124,19 @@ class ToolCalls:
             self.sink.emit(event)
             if verdict.refusal is not None:
                 return Outcome(verdict.refusal)
-        result = self._run_safely(prepared)
+        result, bug = self._run_safely(prepared)
         notes = self.hooks.after_call(self.ctx, prepared, result) if prepared.failure is None else []
         ends_run = prepared.tool is not None and prepared.tool.ends_run
-        return Outcome(result, finished=ends_run and result.success, notes=notes)
+        return Outcome(result, finished=ends_run and result.success, notes=notes, bug=bug)
 
-    def _run_safely(self, prepared: PreparedCall) -> ToolResult:
-        """The gate's run, with a bug in a tool turned into a result so the run and the history survive."""
+    def _run_safely(self, prepared: PreparedCall) -> tuple[ToolResult, Exception | None]:
+        """The gate's run, with a bug in a tool turned into a result so the run and the history survive. The
+        exception comes back too: this may run in a worker thread, and `_internal_error` runs on the main one."""
         try:
-            return self.gate.run(prepared)
+            return self.gate.run(prepared), None
         except Exception as exc:
-            return ToolResult.fail(
-                ErrorCode.INTERNAL_ERROR, f"{prepared.name} failed unexpectedly: {type(exc).__name__}: {exc}"
-            )
+            message = f"{prepared.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+            return ToolResult.fail(ErrorCode.INTERNAL_ERROR, message), exc
 
     def _record_result(self, call: ToolCall, prepared: PreparedCall, result: ToolResult, notes: list[str]) -> None:
         text = "\n\n".join([result.render(), *notes])
@@ -166,3 +170,15 @@ class ToolCalls:
         if message:
             self.sink.emit({"type": "notice", "message": message})
 
+    def _internal_error(self, what: str, bug: BaseException) -> None:
+        """A bug (`what` raised `bug`): the model gets only the coded result; the whole traceback goes to the
+        transcript and, in a notice's `traceback`, to whoever shows it (headless --verbose). Main thread only:
+        the transcript is written in order."""
+        error = f"{type(bug).__name__}: {bug}"
+        trace = "".join(traceback.format_exception(bug))
+        where = ""
+        if self.transcript is not None:
+            self.transcript.write("internal_error", where=what, error=error, traceback=trace)
+            where = f"; the traceback is in {self.transcript.path}"
+        message = f"internal error (a bug in SneakyCode) in {what}: {error}{where}"
+        self.sink.emit({"type": "notice", "message": message, "traceback": trace})

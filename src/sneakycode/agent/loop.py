@@ -36,6 +36,7 @@ from sneakycode.tools.context import ToolContext
 from sneakycode.tools.registry import all_tools, openai_schemas
 
 DEFAULT_CONTEXT_WINDOW = 32_768
+REPAIRED = "answered calls left without a result"
 RESUMED_NOTE = (
     "\n\nThis session was resumed: files read earlier count as unread, so read a file again before you edit it."
 )
@@ -100,7 +101,7 @@ class Agent(ToolCalls):
         resumed = history_from(history or [], "the resumed session")  # outside messages: checked here and in rewound
         self.history: list[Message] = [system, *(m for m in resumed if m["role"] != "system")]
         if repair_history(self.history) and transcript is not None:
-            transcript.write("history", messages=self.history, reason="answered calls left without a result")
+            transcript.write("history", messages=self.history, reason=REPAIRED)
         self.repeats = RepeatWatch()
         self.totals = RunResult("answered", "")
         self._totals_lock = threading.Lock()
@@ -193,6 +194,13 @@ class Agent(ToolCalls):
         self.budgets.arm(self.cancel.set)
         try:
             return self._work()
+        except SneakyError:  # on purpose (a provider or configuration failure): the caller says what it is
+            raise
+        except Exception as exc:  # a bug in the loop: the run ends as an error, and the history stays sendable
+            self._internal_error("the agent loop", exc)
+            if repair_history(self.history) and self.transcript is not None:
+                self.transcript.write("history", messages=self.history, reason=REPAIRED)
+            return self._end("error", f"The run stopped on an internal error (a bug): {type(exc).__name__}: {exc}")
         finally:
             self.budgets.disarm()
 
