@@ -21,7 +21,7 @@ two identical.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 
 class ErrorCode(StrEnum):
@@ -301,14 +301,27 @@ class ToolError(SneakyError):
         self.data = data or {}
 
 
+ModelErrorKind = Literal[
+    "auth",  # the server rejected the API key (401/403)
+    "model_not_found",  # the server does not offer the model (404)
+    "rate_limit",  # 429, retries used up or Retry-After too long
+    "server",  # 5xx, 408/409, a malformed reply or an error event in the stream, retries used up
+    "connection",  # the server could not be reached, retries used up
+    "timeout",  # no response within request_timeout, or a stream that stalled, retries used up
+    "context_length",  # the server says the request is over the model's context window
+    "bad_request",  # any other 4xx
+    "empty_reply",  # no text and no tool calls, twice
+    "output_truncated",  # cut at the output cap inside a tool call, even with twice the cap
+    "context_truncated",  # the server silently read far fewer prompt tokens than were sent
+]
+"""What went wrong with a model request: the one list every producer and consumer of ModelError uses."""
+
+
 class ModelError(SneakyError):
-    """The model request failed after the client's own recovery (retries, fallbacks) ran out.
+    """The model request failed after the client's own recovery (retries, fallbacks) ran out; `kind` says how
+    (one of ModelErrorKind)."""
 
-    `kind` is one of: auth, model_not_found, rate_limit, server, connection, timeout, context_length,
-    bad_request, empty_reply, context_truncated.
-    """
-
-    def __init__(self, message: str, *, kind: str) -> None:
+    def __init__(self, message: str, *, kind: ModelErrorKind) -> None:
         super().__init__(message)
         self.message = message
         self.kind = kind

@@ -69,3 +69,12 @@ def test_session_start_context_reaches_the_model_and_notification_runs_before_ap
     seen: dict[str, Any] = json.loads(asked.read_text())
     assert seen["hook_event_name"] == "Notification" and seen["tool_name"] == "run_command"
     assert approver.asked and approver.asked[0][0] == "run_command"
+
+
+def test_the_hook_events_are_one_list_shared_with_the_settings() -> None:
+    """Issue 24: HookEvent is the list the runner, the loop's hook points and the loaders use; the settings have
+    one field per event, in the same order, so pydantic refuses in TOML exactly the names the runner lacks."""
+    from sneakycode.config.settings import HooksSettings
+    from sneakycode.extensions.hooks_config import EVENTS
+
+    assert tuple(HooksSettings.model_fields) == EVENTS

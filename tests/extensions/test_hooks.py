@@ -259,3 +259,27 @@ def test_a_post_tool_use_hook_on_a_call_aimed_at_a_fifo_does_not_wait_on_it(ws: 
     assert time.monotonic() - started < 30
     assert tool_results(server.chat_requests[1])[-1].startswith("Error [")  # refused: never read, and a FIFO
     assert stat.S_ISFIFO((ws / "notes.txt").lstat().st_mode)
+
+
+def test_an_unknown_hook_event_in_toml_is_a_usage_error_that_names_it(ws: Path, tmp_path: Path) -> None:
+    """Issue 24: hook event names are one list; a misspelt one in the config stops before anything runs."""
+    user_config(hooks_toml("PreToolUs", hook_script(tmp_path, "block", BLOCK_SHELL)))
+    result, server = run(ws, [finish("done")], "--yes")
+    assert result.code == 2 and "unknown key 'hooks.PreToolUs'" in result.stderr
+    assert server.chat_requests == []
+
+
+def test_an_unknown_event_in_claude_settings_is_a_notice_and_the_others_still_run(ws: Path, tmp_path: Path) -> None:
+    """A newer Claude Code's event (or a misspelt one) is named to the user; the file's other hooks still run."""
+    command = {"type": "command", "command": hook_script(tmp_path, "block", BLOCK_SHELL)}
+    settings = {"hooks": {"PermissionRequest": [{"matcher": "", "hooks": [command]}],
+                          "PreToolUse": [{"matcher": "run_command", "hooks": [command]}]}}
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text(json.dumps(settings))
+    result, server = run(ws, [call("run_command", command="touch made.txt"), finish("done")], "--yes",
+                         "--trust-project")
+    assert result.code == 0, result.stderr
+    assert "hooks.PermissionRequest is not a hook event SneakyCode has" in result.stderr
+    assert "PreToolUse, PostToolUse" in result.stderr  # the events it does have are listed
+    assert not (ws / "made.txt").exists()
+    assert tool_results(server.chat_requests[1])[-1].startswith("Error [blocked_by_hook]")

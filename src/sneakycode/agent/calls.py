@@ -4,13 +4,14 @@ attributes it names below."""
 
 from __future__ import annotations
 
+import traceback
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 from sneakycode.agent.events import PermissionEvent
 from sneakycode.agent.feedback import RepeatWatch
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import tool_images_message
+from sneakycode.agent.messages import Message, ToolMessage
 from sneakycode.agent.protocol import EventSink, ToolCall
 from sneakycode.agent.results import Outcome, RunResult
 from sneakycode.errors import ErrorCode
@@ -30,7 +31,7 @@ class ToolCalls:
     gate: Gate
     sink: EventSink
     hooks: HookPoints
-    history: list[dict[str, Any]]
+    history: list[Message]
     transcript: Transcript | None
     checkpoints: Checkpoints | None
     session_turns: int
@@ -68,6 +69,8 @@ class ToolCalls:
             outcomes = self._run_batch(originals, batch, skip_reason=self._skip_reason(final))
             for call, prepared, outcome in zip(originals, batch, outcomes, strict=True):
                 self._record_result(call, prepared, outcome.result, outcome.notes or [])
+                if outcome.bug is not None:
+                    self._internal_error(f"the {call.name} tool", outcome.bug)
                 if outcome.finished and final is None:
                     final = outcome.result.content
         if self._images:  # after the reply's last tool message: servers take images only from the user
@@ -81,6 +84,7 @@ class ToolCalls:
         try:
             return self.hooks.before_call(self.gate, self.gate.prepare(call.name, call.arguments))
         except Exception as exc:  # a bug while deciding must not end the run: the call fails instead
+            self._internal_error(f"checking the {call.name} call", exc)
             failure = ToolResult.fail(ErrorCode.INTERNAL_ERROR, f"{call.name} could not be checked: {exc}")
             return PreparedCall(call.name, {}, failure=failure)
 
@@ -120,19 +124,19 @@ class ToolCalls:
             self.sink.emit(event)
             if verdict.refusal is not None:
                 return Outcome(verdict.refusal)
-        result = self._run_safely(prepared)
+        result, bug = self._run_safely(prepared)
         notes = self.hooks.after_call(self.ctx, prepared, result) if prepared.failure is None else []
         ends_run = prepared.tool is not None and prepared.tool.ends_run
-        return Outcome(result, finished=ends_run and result.success, notes=notes)
+        return Outcome(result, finished=ends_run and result.success, notes=notes, bug=bug)
 
-    def _run_safely(self, prepared: PreparedCall) -> ToolResult:
-        """The gate's run, with a bug in a tool turned into a result so the run and the history survive."""
+    def _run_safely(self, prepared: PreparedCall) -> tuple[ToolResult, Exception | None]:
+        """The gate's run, with a bug in a tool turned into a result so the run and the history survive. The
+        exception comes back too: this may run in a worker thread, and `_internal_error` runs on the main one."""
         try:
-            return self.gate.run(prepared)
+            return self.gate.run(prepared), None
         except Exception as exc:
-            return ToolResult.fail(
-                ErrorCode.INTERNAL_ERROR, f"{prepared.name} failed unexpectedly: {type(exc).__name__}: {exc}"
-            )
+            message = f"{prepared.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+            return ToolResult.fail(ErrorCode.INTERNAL_ERROR, message), exc
 
     def _record_result(self, call: ToolCall, prepared: PreparedCall, result: ToolResult, notes: list[str]) -> None:
         text = "\n\n".join([result.render(), *notes])
@@ -140,7 +144,7 @@ class ToolCalls:
         if note:
             text = f"{text}\n\n{note}"
             self.sink.emit({"type": "notice", "message": note})
-        self._append({"role": "tool", "tool_call_id": call.id, "content": text})
+        self._append(ToolMessage(role="tool", tool_call_id=call.id, content=text))
         if result.image is not None:
             headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
             self._images.append((f"{call.name} {headline}".strip(), result.image))
@@ -157,7 +161,7 @@ class ToolCalls:
 
     # ---- bookkeeping -----------------------------------------------------------------------------
 
-    def _append(self, message: dict[str, Any]) -> None:
+    def _append(self, message: Message) -> None:
         self.history.append(message)
         if self.transcript is not None:
             self.transcript.message(message)
@@ -165,3 +169,16 @@ class ToolCalls:
     def _notice(self, message: str | None) -> None:
         if message:
             self.sink.emit({"type": "notice", "message": message})
+
+    def _internal_error(self, what: str, bug: BaseException) -> None:
+        """A bug (`what` raised `bug`): the model gets only the coded result; the whole traceback goes to the
+        transcript and, in a notice's `traceback`, to whoever shows it (headless --verbose). Main thread only:
+        the transcript is written in order."""
+        error = f"{type(bug).__name__}: {bug}"
+        trace = "".join(traceback.format_exception(bug))
+        where = ""
+        if self.transcript is not None:
+            self.transcript.write("internal_error", where=what, error=error, traceback=trace)
+            where = f"; the traceback is in {self.transcript.path}"
+        message = f"internal error (a bug in SneakyCode) in {what}: {error}{where}"
+        self.sink.emit({"type": "notice", "message": message, "traceback": trace})

@@ -9,10 +9,11 @@ before count as unread afterwards (the model must read a file again before it ed
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sneakycode.agent.context import SUMMARY_INPUT_CHARS, SUMMARY_MARK, SUMMARY_PROMPT, estimate_history_tokens
 from sneakycode.agent.images import content_text
+from sneakycode.agent.messages import Message, tool_calls_of
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
@@ -31,15 +32,15 @@ class ManualCompaction:
                 f"~{self.tokens_after:,} tokens; files must be read again before they are edited")
 
 
-def render_conversation(messages: list[dict[str, Any]], limit: int = SUMMARY_INPUT_CHARS) -> str:
+def render_conversation(messages: list[Message], limit: int = SUMMARY_INPUT_CHARS) -> str:
     """The messages as plain text for the summariser; when too long, the newest part is kept."""
     lines = []
     for message in messages:
-        text = content_text(message.get("content"))
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", {})
-            text += f"\n[calls {function.get('name', '?')} {function.get('arguments', '')}]"
-        lines.append(f"## {message.get('role', '?')}\n{text.strip()}")
+        text = content_text(message["content"])
+        for call in tool_calls_of(message):
+            function = call["function"]
+            text += f"\n[calls {function['name']} {function['arguments']}]"
+        lines.append(f"## {message['role']}\n{text.strip()}")
     rendered = "\n\n".join(lines)
     return rendered if len(rendered) <= limit else "[...older part cut...]\n" + rendered[-limit:]
 

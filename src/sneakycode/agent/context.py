@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sneakycode.agent.images import TOOL_IMAGES, content_text, drop_images, image_tokens
+from sneakycode.agent.messages import Message, ToolMessage, UserMessage, tool_calls_of
 from sneakycode.agent.protocol import ChatModel
 from sneakycode.errors import SneakyError, ToolError
 from sneakycode.tools.registry import get_tool
@@ -40,20 +42,20 @@ SUMMARY_PROMPT = (
 )
 
 
-def estimate_message_tokens(message: dict[str, Any]) -> int:
+def estimate_message_tokens(message: Message) -> int:
     """A deliberately high estimate (3 characters per token, images by their size) of what one message costs."""
-    chars = len(content_text(message.get("content")))
-    for call in message.get("tool_calls") or []:
-        function = call.get("function", {})
-        chars += len(function.get("name", "")) + len(function.get("arguments", "")) + 20
+    chars = len(content_text(message["content"]))
+    for call in tool_calls_of(message):
+        function = call["function"]
+        chars += len(function["name"]) + len(function["arguments"]) + 20
     return chars // CHARS_PER_TOKEN + image_tokens(message) + MESSAGE_OVERHEAD_TOKENS
 
 
-def estimate_history_tokens(messages: list[dict[str, Any]]) -> int:
+def estimate_history_tokens(messages: Sequence[Message]) -> int:
     return sum(estimate_message_tokens(m) for m in messages)
 
 
-def repair_history(messages: list[dict[str, Any]]) -> int:
+def repair_history(messages: list[Message]) -> int:
     """Give every tool call without a result a `cancelled` result (a run that died mid-turn leaves such
     calls, and servers reject the history then). Returns how many results were added."""
     added = 0
@@ -61,13 +63,14 @@ def repair_history(messages: list[dict[str, Any]]) -> int:
     while index < len(messages):
         message = messages[index]
         index += 1
-        if message.get("role") != "assistant" or not message.get("tool_calls"):
+        calls = tool_calls_of(message)
+        if not calls:
             continue
         answered = set()
-        while index < len(messages) and messages[index].get("role") == "tool":
-            answered.add(messages[index].get("tool_call_id"))
+        while index < len(messages) and (result := messages[index])["role"] == "tool":
+            answered.add(result["tool_call_id"])
             index += 1
-        for call in message["tool_calls"]:
+        for call in calls:
             if call["id"] not in answered:
                 messages.insert(index, _interrupted_result(call["id"]))
                 index += 1
@@ -75,7 +78,7 @@ def repair_history(messages: list[dict[str, Any]]) -> int:
     return added
 
 
-def _interrupted_result(call_id: str) -> dict[str, Any]:
+def _interrupted_result(call_id: str) -> ToolMessage:
     return {
         "role": "tool",
         "tool_call_id": call_id,
@@ -122,7 +125,7 @@ class ContextManager:
         """Bytes one tool result may take in this window: TOOL_OUTPUT_SHARE of it at CHARS_PER_TOKEN."""
         return max(MIN_OUTPUT_BUDGET, int(self.window * TOOL_OUTPUT_SHARE) * CHARS_PER_TOKEN)
 
-    def needed(self, messages: list[dict[str, Any]], fixed_tokens: int) -> bool:
+    def needed(self, messages: list[Message], fixed_tokens: int) -> bool:
         """Whether `compact` would change anything: the history nears the window and has something older than
         the request and the results the model has not seen yet."""
         keep_from = _last_assistant_index(messages)
@@ -132,7 +135,7 @@ class ContextManager:
 
     def compact(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         fixed_tokens: int,
         model: ChatModel,
         cancel: threading.Event | None = None,
@@ -163,10 +166,12 @@ class ContextManager:
         for message in messages[1:keep_from]:
             if total <= goal:
                 break
-            content = str(message.get("content") or "")
-            if message.get("role") != "tool" or len(content) < ELIDE_MIN_CHARS or content.startswith(ELIDED_MARK):
+            if message["role"] != "tool":
                 continue
-            name, arguments = calls.get(message.get("tool_call_id", ""), ("a tool", {}))
+            content = message["content"]
+            if len(content) < ELIDE_MIN_CHARS or content.startswith(ELIDED_MARK):
+                continue
+            name, arguments = calls.get(message["tool_call_id"], ("a tool", {}))
             old_cost = estimate_message_tokens(message)
             message["content"] = _elision_note(name, arguments, len(content))
             total += estimate_message_tokens(message) - old_cost
@@ -180,7 +185,7 @@ class ContextManager:
 
     def _summarise(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         keep_from: int,
         request: int,
         model: ChatModel,
@@ -194,10 +199,10 @@ class ContextManager:
         kept = [messages[request]] if 0 < request < keep_from else []
         old = [m for i, m in enumerate(messages[1:keep_from], start=1) if i != request]
         for message in old:
-            if message.get("role") == "tool":
-                name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
+            if message["role"] == "tool":
+                name, arguments = calls.get(message["tool_call_id"], ("", {}))
                 elided_reads.extend(_read_paths(name, arguments))
-        requests = [content_text(m.get("content")) for m in old if m.get("role") == "user" and not m.get(TOOL_IMAGES)]
+        requests = [content_text(m["content"]) for m in old if _is_request(m)]
         try:
             reply = model.complete(
                 [
@@ -217,18 +222,19 @@ class ContextManager:
             text += f"The original request: {first_request[:4000]}\n\n"
         if kept:
             text += "The request being worked on follows this summary, word for word.\n\n"
-        messages[1:keep_from] = [{"role": "user", "content": text + summary}, *kept]
+        summary_message: UserMessage = {"role": "user", "content": text + summary}
+        messages[1:keep_from] = [summary_message, *kept]
         report.summarised_messages = len(old)
 
     def _forget_unseen_reads(
-        self, messages: list[dict[str, Any]], paths: list[str], calls: dict[str, tuple[str, dict[str, Any]]]
+        self, messages: list[Message], paths: list[str], calls: dict[str, tuple[str, dict[str, Any]]]
     ) -> list[str]:
         """Clear ledger entries of elided reads, unless another read of the same file is still in view."""
         still_seen = set()
         for message in messages:
-            if message.get("role") != "tool" or str(message.get("content") or "").startswith(ELIDED_MARK):
+            if message["role"] != "tool" or message["content"].startswith(ELIDED_MARK):
                 continue
-            name, arguments = calls.get(message.get("tool_call_id", ""), ("", {}))
+            name, arguments = calls.get(message["tool_call_id"], ("", {}))
             for path in _read_paths(name, arguments):
                 real = self._real(path)
                 if real is not None:
@@ -252,31 +258,36 @@ class ContextManager:
             return None
 
 
-def _last_assistant_index(messages: list[dict[str, Any]]) -> int:
+def _last_assistant_index(messages: list[Message]) -> int:
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "assistant":
+        if messages[index]["role"] == "assistant":
             return index
     return len(messages)
 
 
-def _last_user_index(messages: list[dict[str, Any]]) -> int:
+def _is_request(message: Message) -> bool:
+    """A user message that asks something (not the one carrying tool results' images)."""
+    return message["role"] == "user" and not message.get(TOOL_IMAGES)
+
+
+def _last_user_index(messages: list[Message]) -> int:
     """The latest user message (a request: not the one carrying tool results' images), or -1 when there is none."""
     for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "user" and not messages[index].get(TOOL_IMAGES):
+        if _is_request(messages[index]):
             return index
     return -1
 
 
-def _calls_by_id(messages: list[dict[str, Any]]) -> dict[str, tuple[str, dict[str, Any]]]:
+def _calls_by_id(messages: list[Message]) -> dict[str, tuple[str, dict[str, Any]]]:
     found: dict[str, tuple[str, dict[str, Any]]] = {}
     for message in messages:
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", {})
+        for call in tool_calls_of(message):
+            function = call["function"]
             try:
-                arguments = json.loads(function.get("arguments") or "{}")
+                arguments = json.loads(function["arguments"] or "{}")
             except (ValueError, RecursionError):
                 arguments = {}
-            found[call.get("id", "")] = (function.get("name", "?"), arguments if isinstance(arguments, dict) else {})
+            found[call["id"]] = (function["name"], arguments if isinstance(arguments, dict) else {})
     return found
 
 
@@ -305,17 +316,17 @@ def _elision_note(name: str, arguments: dict[str, Any], size: int) -> str:
     return f"{ELIDED_MARK} the result of {name}({_brief(arguments)}), {size} characters. {again}]"
 
 
-def _render_for_summary(messages: list[dict[str, Any]], limit: int) -> str:
+def _render_for_summary(messages: list[Message], limit: int) -> str:
     lines = []
     for message in messages:
-        role = message.get("role", "?")
-        content = content_text(message.get("content"))
+        role = message["role"]
+        content = content_text(message["content"])
         if len(content) > 2000:
             content = content[:2000] + f" ... [{len(content) - 2000} more characters]"
         if content:
             lines.append(f"{role}: {content}")
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", {})
-            lines.append(f"{role} called {function.get('name')}({str(function.get('arguments'))[:500]})")
+        for call in tool_calls_of(message):
+            function = call["function"]
+            lines.append(f"{role} called {function['name']}({function['arguments'][:500]})")
     text = "\n".join(lines)
     return text if len(text) <= limit else "...\n" + text[-limit:]

@@ -85,6 +85,7 @@ class TasksEvent(_Tagged):
 class NoticeEvent(_Tagged):
     type: Literal["notice"]
     message: str
+    traceback: NotRequired[str]  # an internal error's (a bug's) traceback, for diagnosis; shown only when verbose
 
 
 class SubagentEvent(TypedDict):

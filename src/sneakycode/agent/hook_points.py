@@ -7,6 +7,7 @@ Without hooks every method is a no-op, so the loop calls them unconditionally.
 from __future__ import annotations
 
 import threading
+from typing import Literal, TypeGuard
 
 from sneakycode.agent.protocol import EventSink
 from sneakycode.extensions.hooks import HookOutcome, HookRunner, NotifyingApprover
@@ -16,14 +17,22 @@ from sneakycode.tools.base import ToolContext, ToolResult
 
 MAX_STOP_CONTINUES = 3  # a Stop hook that always blocks must not keep a run going for ever
 
+StopEvent = Literal["Stop", "SubagentStop"]
+
+
+def is_stop_event(name: str) -> TypeGuard[StopEvent]:
+    return name in ("Stop", "SubagentStop")
+
 
 class HookPoints:
     """The hooks of one Agent; `stop_event` is Stop for the main agent and SubagentStop for a subagent."""
 
     def __init__(self, runner: HookRunner | None, sink: EventSink, stop_event: str = "Stop") -> None:
+        if not is_stop_event(stop_event):  # Agent takes any text here; a wrong one is a bug, caught at once
+            raise ValueError(f"stop_event must be Stop or SubagentStop, not {stop_event!r}")
         self.runner = runner
         self.sink = sink
-        self.stop_event = stop_event
+        self.stop_event: StopEvent = stop_event
         self.continues = 0
 
     def approver(self, approver: Approver | None) -> Approver | None:

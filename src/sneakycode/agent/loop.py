@@ -21,6 +21,7 @@ from sneakycode.agent.events import CallSummary, UsageEvent
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import user_message
+from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, UserMessage, history_from
 from sneakycode.agent.prompts import build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink
 from sneakycode.agent.results import RunResult, RunStatus
@@ -35,6 +36,7 @@ from sneakycode.tools.context import ToolContext
 from sneakycode.tools.registry import all_tools, openai_schemas
 
 DEFAULT_CONTEXT_WINDOW = 32_768
+REPAIRED = "answered calls left without a result"
 RESUMED_NOTE = (
     "\n\nThis session was resumed: files read earlier count as unread, so read a file again before you edit it."
 )
@@ -98,10 +100,11 @@ class Agent(ToolCalls):
         self.session_turns = session_turns  # model turns across the session: what checkpoints are numbered by
         for notice in [*notices, checkpoints.notice if checkpoints else None]:
             self._notice(notice)
-        system = {"role": "system", "content": prompt + (RESUMED_NOTE if history else "")}
-        self.history: list[dict[str, Any]] = [system, *(m for m in history or [] if m.get("role") != "system")]
+        system: SystemMessage = {"role": "system", "content": prompt + (RESUMED_NOTE if history else "")}
+        resumed = history_from(history or [], "the resumed session")  # outside messages: checked here and in rewound
+        self.history: list[Message] = [system, *(m for m in resumed if m["role"] != "system")]
         if repair_history(self.history) and transcript is not None:
-            transcript.write("history", messages=self.history, reason="answered calls left without a result")
+            transcript.write("history", messages=self.history, reason=REPAIRED)
         self.repeats = RepeatWatch()
         self.totals = RunResult("answered", "")
         self._totals_lock = threading.Lock()
@@ -176,16 +179,18 @@ class Agent(ToolCalls):
             self.transcript.write("history", messages=self.history, reason="cleared by the user")
 
     def rewound(self, messages: list[dict[str, Any]], turns: int) -> None:
-        """Continue from a conversation a rewind took back (already in the transcript); files count as unread."""
-        self.history[1:] = [m for m in messages if m.get("role") != "system"]
+        """Continue from a conversation a rewind took back (already in the transcript); files count as unread.
+        A ConfigError when `messages` are not chat messages (the history is then left as it was)."""
+        self.history[1:] = [m for m in history_from(messages, "the conversation to continue") if m["role"] != "system"]
         self.session_turns = turns
         self.ctx.workspace.ledger.clear()
 
     def start_session(self, source: str) -> None:
         """Run the SessionStart hooks (`source`: startup, resume or clear); what they add joins the system prompt."""
         context = self.hooks.session_start(source)
-        if context:
-            self.history[0]["content"] += f"\n\n# Session context from hooks\n{context}"
+        system = self.history[0]
+        if context and system["role"] == "system":  # always: compaction and rewinds keep the system prompt first
+            system["content"] += f"\n\n# Session context from hooks\n{context}"
 
     def absorb(self, other: RunResult) -> None:
         """Count a subagent's turns, calls and tokens as this run's (max_turns and budgets see them)."""
@@ -215,6 +220,13 @@ class Agent(ToolCalls):
         self.budgets.arm(self.cancel.set)
         try:
             return self._work()
+        except SneakyError:  # on purpose (a provider or configuration failure): the caller says what it is
+            raise
+        except Exception as exc:  # a bug in the loop: the run ends as an error, and the history stays sendable
+            self._internal_error("the agent loop", exc)
+            if repair_history(self.history) and self.transcript is not None:
+                self.transcript.write("history", messages=self.history, reason=REPAIRED)
+            return self._end("error", f"The run stopped on an internal error (a bug): {type(exc).__name__}: {exc}")
         finally:
             self.budgets.disarm()
 
@@ -240,25 +252,25 @@ class Agent(ToolCalls):
             if self.cancel.is_set():
                 self._account(reply)
                 if reply.content:
-                    self._append({"role": "assistant", "content": reply.content})
+                    self._append(AssistantMessage(role="assistant", content=reply.content))
                 return self._end("cancelled", "Cancelled while the model was answering.")
             self._record_reply(reply)
             self._account(reply)
             if not reply.tool_calls:
                 if reply.content.strip():
                     if (more := self.hooks.stop(reply.content, self.cancel)) is not None:
-                        self._append({"role": "user", "content": more})
+                        self._append(UserMessage(role="user", content=more))
                         continue
                     return self._end("answered", reply.content)
                 if nudged:
                     return self._end("error", no_answer_message(reply))
                 nudged = True
-                self._append({"role": "user", "content": NUDGE})
+                self._append(UserMessage(role="user", content=NUDGE))
                 continue
             final = self._run_calls(reply.tool_calls)
             if final is not None:
                 if (more := self.hooks.stop(final, self.cancel)) is not None:
-                    self._append({"role": "user", "content": more})
+                    self._append(UserMessage(role="user", content=more))
                     continue
                 return self._end("finished", final)
             if self.cancel.is_set():
@@ -322,8 +334,8 @@ class Agent(ToolCalls):
                 self.transcript.write("reasoning", text=reply.reasoning)
         # Reasoning stays out of the history, so it is never sent back on later turns: the convention of
         # OpenAI-compatible servers. (DeepSeek and some vLLM builds want `reasoning_content` returned within a
-        # tool-call turn; that would be a message key here plus one in `client.SENT_KEYS`.)
-        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        # tool-call turn; that would be an AssistantMessage key, sent by `client.prepare_messages`.)
+        message: AssistantMessage = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [
                 {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}

@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from sneakycode.agent.events import Event
+from sneakycode.agent.messages import Message
 
-__all__ = ["AssistantTurn", "ChatModel", "Event", "EventSink", "ToolCall", "Usage"]
+__all__ = ["AssistantTurn", "ChatModel", "Event", "EventSink", "Message", "ToolCall", "Usage"]
 
 
 @dataclass
@@ -52,7 +53,7 @@ class ChatModel(Protocol):
 
     def complete(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         tools: list[dict[str, Any]],
         *,
         on_text: Callable[[str], None] | None = None,

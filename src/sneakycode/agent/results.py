@@ -29,3 +29,4 @@ class Outcome:
     result: ToolResult
     finished: bool = False
     notes: list[str] | None = None  # what PostToolUse hooks add below the result
+    bug: Exception | None = None  # what a tool raised unexpectedly (the result says internal_error)

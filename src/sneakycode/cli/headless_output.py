@@ -34,7 +34,10 @@ class HeadlessSink:
 
     def emit(self, event: Event) -> None:
         if self.stream and event["type"] in STREAMED_EVENTS:
-            self.line(dict(event))
+            shown = dict(event)
+            if not self.verbose:  # a bug's traceback is for diagnosis: only with --verbose
+                shown.pop("traceback", None)
+            self.line(shown)
         message = self.describe(event)
         if message:
             who = f"[{event['agent']}] " if "agent" in event and event["type"] != "subagent" else ""
@@ -57,7 +60,8 @@ class HeadlessSink:
             how = event.get("how_to_allow")
             return f"denied {event['name']}: {event['reason']}" + (f"\n{how}" if how else "")
         if event["type"] == "notice":
-            return event["message"]
+            trace = event.get("traceback") if self.verbose else None
+            return f"{event['message']}\n{trace.rstrip()}" if trace else event["message"]
         if not self.verbose:
             return ""
         if event["type"] == "tool_call":

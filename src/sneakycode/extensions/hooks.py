@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sneakycode.extensions.hooks_config import ConfiguredHook, HookSet
+from sneakycode.extensions.hooks_config import ConfiguredHook, HookEvent, HookSet
 from sneakycode.permissions.gate import Approver, Declined
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.supervise import ProcessResult, run_process
@@ -33,9 +33,10 @@ from sneakycode.session.transcript import TRANSCRIPT
 from sneakycode.tools.context import ToolContext
 
 # Events whose hook may refuse what is about to happen (exit 2 or `decision: block`).
-BLOCKING_EVENTS = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SubagentStop"})
+BLOCKING_EVENTS: frozenset[HookEvent] = frozenset({"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop",
+                                                   "SubagentStop"})
 # Events whose plain stdout (exit 0) is added for the model, as Claude Code does.
-CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "SessionStart"})
+CONTEXT_EVENTS: frozenset[HookEvent] = frozenset({"UserPromptSubmit", "SessionStart"})
 OUTPUT_LIMIT = 64 << 10  # bytes kept of each stream of a hook
 CONTEXT_LIMIT = 10_000  # characters of context one hook may add for the model
 MAX_PARALLEL_HOOKS = 4
@@ -98,7 +99,7 @@ class HookRunner:
         return cls(hooks, cwd=ctx.workspace.root, session_id=ctx.session_id,
                    transcript_path=ctx.session_dir / TRANSCRIPT, env=env, cancel=ctx.cancel)
 
-    def matching(self, event: str, subject: str = "", aliases: tuple[str, ...] = ()) -> list[ConfiguredHook]:
+    def matching(self, event: HookEvent, subject: str = "", aliases: tuple[str, ...] = ()) -> list[ConfiguredHook]:
         """The hooks of `event` whose matcher takes `subject` (the tool name, SessionStart's source, ...) or one
         of its `aliases` (Claude Code's names for the tool, which its hook scripts match)."""
         subjects = (subject, *aliases)
@@ -106,7 +107,7 @@ class HookRunner:
                 if any(_matches(hook.matcher, name) for name in subjects)]
 
     def run(
-        self, event: str, fields: dict[str, Any], *, subject: str = "", aliases: tuple[str, ...] = (),
+        self, event: HookEvent, fields: dict[str, Any], *, subject: str = "", aliases: tuple[str, ...] = (),
         cancellable: bool = True,
     ) -> HookOutcome:
         """Run every hook of `event` that matches `subject` (or an alias), in parallel, and combine their answers.

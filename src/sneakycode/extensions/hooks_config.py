@@ -11,23 +11,34 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, TypeGuard, get_args
 
 from pydantic import ValidationError
 
 from sneakycode.config import CONFIG_FILE_LIMIT, LoadedSettings, read_regular_file
-from sneakycode.config.settings import HookCommand, HooksSettings
+from sneakycode.config.settings import HookCommand
 from sneakycode.config.trust import CLAUDE_SETTINGS
 from sneakycode.errors import ConfigError
 
-EVENTS = tuple(HooksSettings.model_fields)
+HookEvent = Literal[
+    "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SubagentStop", "PreCompact",
+    "Notification", "SessionEnd",
+]
+"""Claude Code's hook events that SneakyCode runs: the one list every runner, point and loader uses.
+`config.settings.HooksSettings` has one field per event (so pydantic refuses an unknown one in TOML); a test
+keeps the two the same."""
+EVENTS: tuple[HookEvent, ...] = get_args(HookEvent)
+
+
+def is_hook_event(name: str) -> TypeGuard[HookEvent]:
+    return name in EVENTS
 
 
 @dataclass(frozen=True)
 class ConfiguredHook:
     """One hook command for one event, and where it was configured (shown when it fails)."""
 
-    event: str
+    event: HookEvent
     matcher: str
     command: str
     timeout: int
@@ -38,7 +49,7 @@ class ConfiguredHook:
 class HookSet:
     """Every configured hook by event, and what the user should be told about hooks that were not loaded."""
 
-    by_event: dict[str, list[ConfiguredHook]] = field(default_factory=dict)
+    by_event: dict[HookEvent, list[ConfiguredHook]] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
@@ -61,7 +72,7 @@ def load_hooks(loaded: LoadedSettings, *, trust_project: bool = False) -> HookSe
     if raw is None:
         return found
     try:
-        claude = _claude_hooks(raw, str(path))
+        claude = _claude_hooks(raw, str(path), found.notices)
     except ConfigError as exc:
         found.notices.append(f"{exc}; its hooks were not loaded")
         return found
@@ -79,12 +90,14 @@ def load_hooks(loaded: LoadedSettings, *, trust_project: bool = False) -> HookSe
     return found
 
 
-def _configured(event: str, spec: HookCommand, source: str) -> ConfiguredHook:
+def _configured(event: HookEvent, spec: HookCommand, source: str) -> ConfiguredHook:
     return ConfiguredHook(event, spec.matcher, spec.command, spec.timeout, source)
 
 
-def _claude_hooks(raw: bytes, source: str) -> list[ConfiguredHook]:
-    """The hook commands of a Claude Code settings file; a ConfigError names what is malformed."""
+def _claude_hooks(raw: bytes, source: str, notices: list[str]) -> list[ConfiguredHook]:
+    """The hook commands of a Claude Code settings file; a ConfigError names what is malformed. An event this
+    version does not have (a newer Claude Code's, or a misspelt one) is a notice: the file's other hooks
+    still run, as they do in Claude Code."""
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -94,7 +107,11 @@ def _claude_hooks(raw: bytes, source: str) -> list[ConfiguredHook]:
         raise ConfigError(f"{source}: `hooks` must be an object of events")
     found: list[ConfiguredHook] = []
     for event, groups in hooks.items():
-        if event not in EVENTS:  # an event of a newer Claude Code: its hooks have nothing to run on here
+        if not is_hook_event(event):
+            notices.append(
+                f"{source}: hooks.{event} is not a hook event SneakyCode has, so its hooks do not run "
+                f"(the events are {', '.join(EVENTS)})"
+            )
             continue
         if not isinstance(groups, list):
             raise ConfigError(f"{source}: hooks.{event} must be a list of {{matcher, hooks}} objects")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ class Transcript:
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
-    def message(self, message: dict[str, Any]) -> None:
+    def message(self, message: Mapping[str, Any]) -> None:
         self.write("message", message=message)
 
     def close(self) -> None:

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from sneakycode.agent.protocol import AssistantTurn
+from sneakycode.agent.protocol import AssistantTurn, Message
 
 Reply = AssistantTurn | Exception | Callable[[threading.Event | None], AssistantTurn]
 
@@ -22,12 +22,12 @@ class ScriptedModel:
 
     def __init__(self, replies: list[Reply]) -> None:
         self.replies = list(replies)
-        self.requests: list[list[dict[str, Any]]] = []
+        self.requests: list[list[Message]] = []
         self.tools: list[list[dict[str, Any]]] = []
 
     def complete(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         tools: list[dict[str, Any]],
         *,
         on_text: Callable[[str], None] | None = None,

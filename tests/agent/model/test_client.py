@@ -342,16 +342,24 @@ def test_regression_a_proxy_in_the_environment_does_not_capture_a_local_server(
 
 
 def test_prepare_messages_sends_only_standard_keys() -> None:
-    history = [
+    """What the loop keeps for itself (image sizes, the tool-images mark) and anything a type does not
+    declare (reasoning, a timestamp) never reaches the server; an empty tool_calls is left out."""
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    history: list[Any] = [
         {"role": "system", "content": "Be brief.", "timestamp": 1},
+        {"role": "user", "content": [{"type": "text", "text": "see"}, image], "image_sizes": [[2, 2]],
+         "tool_images": True},
         {"role": "assistant", "content": "ok", "tool_calls": [], "reasoning": "r"},
-        {"role": "tool", "tool_call_id": "c1", "content": "done", "name": "read_file", "elided": True},
+        {"content": "done", "tool_call_id": "c1", "role": "tool", "name": "read_file", "elided": True},
     ]
-    assert prepare_messages(history) == [
+    sent = prepare_messages(history)
+    assert sent == [
         {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": [{"type": "text", "text": "see"}, image]},
         {"role": "assistant", "content": "ok"},
-        {"role": "tool", "tool_call_id": "c1", "content": "done", "name": "read_file"},
+        {"role": "tool", "tool_call_id": "c1", "content": "done"},
     ]
+    assert list(sent[3]) == ["role", "tool_call_id", "content"]  # the declared order, whatever came in
 
 
 def test_build_chat_model_gives_a_working_chat_model() -> None:

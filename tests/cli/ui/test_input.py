@@ -1,5 +1,5 @@
 """Input and control in a real pseudo-terminal against the scripted server: @file and !cmd reaching the
-model, Esc killing a running command, Shift+Tab into plan mode, /model, /compact, multi-line input and the
+model, Esc killing a running command, Shift+Tab into plan mode, /model, /compact, multi-line input, /resume and the
 first-run setup."""
 
 from __future__ import annotations
@@ -178,6 +178,30 @@ def test_compact_replaces_the_conversation_with_the_models_summary(ws: Path) -> 
     assert "hello there" in summary_request["messages"][1]["content"]
     texts = user_texts(last)
     assert len(texts) == 2 and "SUMMARY: the user said hello." in texts[0] and texts[1] == "and now?"
+
+
+def test_resume_continues_an_earlier_sessions_conversation_here(ws: Path) -> None:
+    """/resume reads the other session's messages through the typed history (issue 24): they reach the model
+    as they were sent."""
+    from tests.conftest import run_cli
+
+    script = {"steps": [{"content": "The answer is 42."}, {"content": "Still 42."}]}
+    with ScriptedServer(script) as server:
+        first = run_cli("-p", "What is the answer?", "--base-url", server.base_url, "--model", "m",
+                        "--workspace", str(ws), env={"NO_PROXY": "127.0.0.1"})
+        assert first.code == 0, first.stderr
+        child = spawn(ws, server)
+        started(child)
+        child.sendline("/resume 1")
+        child.expect("Resumed the conversation of")
+        wait_for_prompt(child)
+        child.sendline("and now?")
+        child.expect("Still 42.")
+        wait_for_prompt(child)
+        leave(child)
+        last = server.chat_requests[1]
+    sent = [(m["role"], m["content"]) for m in last["messages"][1:]]
+    assert sent == [("user", "What is the answer?"), ("assistant", "The answer is 42."), ("user", "and now?")]
 
 
 def test_multiline_input_and_a_paste_stay_one_message(ws: Path) -> None:

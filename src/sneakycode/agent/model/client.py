@@ -18,7 +18,7 @@ import random
 import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlparse
@@ -26,6 +26,7 @@ from urllib.parse import urlparse
 import openai
 
 from sneakycode.agent.images import content_text, image_tokens
+from sneakycode.agent.messages import AssistantMessage, Message
 from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
 from sneakycode.agent.model.failures import (
     MAX_RETRY_AFTER,
@@ -46,32 +47,36 @@ if TYPE_CHECKING:
 
 CANCEL_POLL = 0.05
 MAX_BACKOFF = 30.0
-SENT_KEYS = frozenset({"role", "content", "name", "tool_calls", "tool_call_id"})
 DebugLog = Callable[[str], None]
 TextCallMode = Literal["auto", "native", "text"]
 
 
-def prepare_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The history as servers accept it: standard keys only, never `content: null` beside tool calls.
+def prepare_messages(messages: Sequence[Message]) -> list[Message]:
+    """The history as servers accept it: each message's standard keys only (a copy, in the order they are
+    declared in agent/messages.py), never `content: null` nor an empty `tool_calls`.
 
-    Reasoning kept in the history (`reasoning`, `reasoning_content`) is dropped, so it is never sent back;
-    llama.cpp and others answer 500/422 to an assistant message with tool calls and null content.
+    What the loop keeps for itself (an image's size, the mark on tool results' images) is never sent, nor
+    is reasoning: llama.cpp and others answer 500/422 to an assistant message with tool calls and null content.
     """
-    prepared = []
-    for message in messages:
-        out = {key: value for key, value in message.items() if key in SENT_KEYS}
-        if out.get("role") == "assistant":
-            if not out.get("tool_calls"):
-                out.pop("tool_calls", None)
-            if out.get("content") is None:
-                out["content"] = ""
-        prepared.append(out)
-    return prepared
+    return [_as_sent(message) for message in messages]
+
+
+def _as_sent(message: Message) -> Message:
+    if message["role"] == "system":
+        return {"role": "system", "content": message["content"]}
+    if message["role"] == "user":
+        return {"role": "user", "content": message["content"]}
+    if message["role"] == "tool":
+        return {"role": "tool", "tool_call_id": message["tool_call_id"], "content": message["content"]}
+    sent: AssistantMessage = {"role": "assistant", "content": message["content"] or ""}
+    if message.get("tool_calls"):
+        sent["tool_calls"] = message["tool_calls"]
+    return sent
 
 
 @dataclass
 class _Request:
-    messages: list[dict[str, Any]]
+    messages: list[Message]
     tools: list[dict[str, Any]]
     max_tokens: int
 
@@ -117,7 +122,7 @@ class OpenAIChatModel:
 
     def complete(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         tools: list[dict[str, Any]],
         *,
         on_text: Callable[[str], None] | None = None,
@@ -324,7 +329,7 @@ class OpenAIChatModel:
             self._log("model: the server reports no token usage; estimating it as characters / 4")
             self._told_estimated = True
         # An image counts by the rule of agent/images.py, not by the length of its base64 text.
-        texts = [{**m, "content": content_text(m.get("content"))} for m in request.messages]
+        texts = [{**m, "content": content_text(m["content"])} for m in request.messages]
         prompt = json.dumps(texts) + (json.dumps(request.tools) if request.tools else "")
         images = sum(image_tokens(m) for m in request.messages)
         reply = turn.content + turn.reasoning + "".join(c.name + c.arguments for c in turn.tool_calls)

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 
 import openai
 
+from sneakycode.errors import ModelErrorKind
+
 MAX_RETRY_AFTER = 120.0
 CONTEXT_CODES = ("context_length_exceeded", "context_length", "maximum context length", "too many tokens")
 
 
 @dataclass
 class Failure:
-    kind: str
+    kind: ModelErrorKind  # of those a request can fail with (not the client's own: empty_reply, ...)
     summary: str
     retryable: bool
     retry_after: float | None = None
@@ -78,7 +80,7 @@ def classify(exc: Exception) -> Failure:
             return Failure("model_not_found", summary, False)
         if status in (408, 409, 429) or status >= 500:
             after = retry_after_seconds(exc.response.headers)
-            kind = "rate_limit" if status == 429 else "server"
+            kind: ModelErrorKind = "rate_limit" if status == 429 else "server"
             return Failure(kind, summary, after is None or after <= MAX_RETRY_AFTER, after)
         if any(code in f"{exc.code} {message}".lower() for code in CONTEXT_CODES):
             return Failure("context_length", summary, False)

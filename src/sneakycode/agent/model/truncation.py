@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from sneakycode.agent.images import content_text
+from sneakycode.agent.messages import Message, tool_calls_of
 from sneakycode.agent.model.assembly import estimate_text_tokens
 from sneakycode.agent.model.providers import ModelConfig
 from sneakycode.errors import ModelError
@@ -21,19 +22,19 @@ MIN_CHECKED_TOKENS = 1000
 """Below this the estimate is too rough to judge, and a cut would not matter much."""
 
 
-def low_prompt_estimate(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> int:
+def low_prompt_estimate(messages: list[Message], tools: list[dict[str, Any]]) -> int:
     """A low estimate of the prompt's tokens: the messages' text and calls, and the tool schemas."""
     # Images are left out (their token cost is the server's to count), so the estimate stays low.
-    text = "".join(content_text(m.get("content")) for m in messages)
+    text = "".join(content_text(m["content"]) for m in messages)
     for message in messages:
-        for call in message.get("tool_calls") or []:
-            function = call.get("function", {})
-            text += str(function.get("name", "")) + str(function.get("arguments", ""))
+        for call in tool_calls_of(message):
+            function = call["function"]
+            text += function["name"] + function["arguments"]
     return estimate_text_tokens(text + (json.dumps(tools) if tools else ""))
 
 
 def check_prompt_not_truncated(
-    config: ModelConfig, messages: list[dict[str, Any]], tools: list[dict[str, Any]], reported: int
+    config: ModelConfig, messages: list[Message], tools: list[dict[str, Any]], reported: int
 ) -> None:
     """Raise ModelError(kind="context_truncated") when the server read far fewer tokens than were sent."""
     sent = low_prompt_estimate(messages, tools)

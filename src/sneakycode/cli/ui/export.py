@@ -4,6 +4,7 @@ its arguments and each result, in order. The system prompt is left out: it is ou
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sneakycode.agent.images import content_text
@@ -25,7 +26,7 @@ def _arguments(raw: str) -> str:
         return raw
 
 
-def conversation_markdown(history: list[dict[str, Any]], title: str) -> str:
+def conversation_markdown(history: Sequence[Mapping[str, Any]], title: str) -> str:
     parts = [f"# {title}"]
     names: dict[str, str] = {}
     for message in history:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.syntax import Syntax
 
 from sneakycode.cli.text import markup_safe, printable
-from sneakycode.errors import CheckpointError, SneakyError
+from sneakycode.errors import CheckpointError, ConfigError, SneakyError
 
 if TYPE_CHECKING:
     from sneakycode.cli.ui.commands import SlashContext
@@ -121,9 +121,12 @@ def resume(sc: SlashContext, arg: str) -> bool:
         return True
     saved = load_transcript(chosen.dir / TRANSCRIPT)
     agent = sc.agent
-    agent.history[1:] = [message for message in saved.messages if message.get("role") != "system"]
+    try:  # files count as unread: what that session read may have changed since
+        agent.rewound(saved.messages, agent.session_turns)
+    except ConfigError as exc:
+        sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return True
     agent.ctx.tasks = list(saved.tasks)
-    agent.ctx.workspace.ledger.clear()  # what that session read may have changed since
     if agent.transcript is not None:
         agent.transcript.write("history", messages=agent.history, reason=f"resumed session {chosen.id}")
     sc.console.print(f"Resumed the conversation of {chosen.id} ({len(agent.history) - 1} messages); files must "
