@@ -92,14 +92,23 @@ def write_at(dir_fd: int, name: str, data: bytes, mode: int) -> None:
 
     A temporary file in the same folder (same file system, so the rename is atomic) is written, fsynced,
     given `mode` and renamed over `name`; then the folder is fsynced so the rename itself is durable."""
-    tmp = _temp_name(name)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
-    try:
+    def make(tmp: str) -> None:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
             os.fchmod(fh.fileno(), mode)
+
+    _replace_with(dir_fd, name, make)
+
+
+def _replace_with(dir_fd: int, name: str, make: Callable[[str], None]) -> None:
+    """`make(tmp)` creates the new entry under a temporary name in the folder, which is then renamed over
+    `name` (atomic: nothing in the way is followed) and the folder fsynced; a failure leaves no temporary."""
+    tmp = _temp_name(name)
+    try:
+        make(tmp)
         os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with suppress(OSError):
@@ -136,15 +145,7 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None) -> None:
 def symlink_at(dir_fd: int, name: str, target: str) -> None:
     """Make `name` in the folder a symbolic link to `target`, replacing what is there atomically: the link
     is made under a temporary name and renamed over `name`, so nothing in the way is followed."""
-    tmp = _temp_name(name)
-    os.symlink(target, tmp, dir_fd=dir_fd)
-    try:
-        os.replace(tmp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        raise
-    sync_folder(dir_fd)
+    _replace_with(dir_fd, name, lambda tmp: os.symlink(target, tmp, dir_fd=dir_fd))
 
 
 @contextmanager
