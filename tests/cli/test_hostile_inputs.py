@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult
+from tests.conftest import CliResult, project_config, run_cli
 from tests.privileges import run_cli_as_user
 
 ENV = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -348,3 +348,26 @@ def test_hostile_ignore_files_are_skipped_by_grep_find_and_list_through_sneakyco
         assert ".gitignore (a character device, not a regular file)" in notice
         assert "sub/.ignore (a fifo (named pipe), not a regular file)" in notice
         assert "sub/.rgignore (larger than 1048576 bytes)" in notice
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("ksh93 -c 'git push origin main'", "matches deny rule `run_command(git push)`"),
+        ("sh deploy.sh", "matches deny rule `run_command(git push)`"),
+        ("bash ./deploy.sh", "matches deny rule `run_command(git push)`"),
+        (". deploy.sh", "matches deny rule `run_command(git push)`"),
+        ("source deploy.sh", "matches deny rule `run_command(git push)`"),
+        ("touch deploy.sh && sh deploy.sh", "after other commands of the line"),
+        ("sh generated.sh", "whose commands cannot be seen (it does not exist yet)"),
+    ],
+)
+def test_shells_and_script_files_reach_deny_rules_through_permissions_check(ws: Path, line: str, why: str) -> None:
+    """Hardening round two, class 8: under yolo, `ksh93 -c` strings and the script a shell runs were blind
+    spots for deny rules; `sneakycode permissions check` now refuses them, saying why."""
+    project_config(ws, '[permissions]\ndeny = ["run_command(git push)"]\n')
+    (ws / "deploy.sh").write_text("#!/bin/sh\nnpm run build\ngit push origin main\n")
+    result = run_cli("permissions", "check", "run_command", json.dumps({"command": line}), "--mode", "yolo",
+                     "--workspace", str(ws))
+    assert result.code == 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.stdout.startswith("deny\n") and why in result.stdout, result.stdout
