@@ -78,3 +78,22 @@ def test_grep_never_shows_text_read_through_a_folder_swapped_for_a_link(tmp_path
             racer.wait()
     assert racer.returncode == 0 and int(swaps) > 1000, swaps
     assert searches >= 100 and inside > 0, (searches, inside)
+
+
+def test_the_check_keeps_honest_lines_deep_in_a_large_file_and_in_every_encoding(ws: Path) -> None:
+    """Hardening round two, class 8: the re-read that guards against the race shows what ripgrep found
+    when nothing raced: a match 200,000 lines into a file named as `path` (read in pieces, only the shown
+    lines kept), UTF-16 and a UTF-8 BOM, CRLF, invalid UTF-8, context lines."""
+    with (ws / "big.log").open("w") as fh:
+        fh.writelines(f"row {index}\n" for index in range(200_000))
+        fh.write("needle at the end\n")
+    (ws / "u16.txt").write_bytes("needle\r\nxy\nneedle two\n".encode("utf-16"))
+    (ws / "bom.txt").write_bytes(b"\xef\xbb\xbfneedle one\r\nneedle \xff two\n")
+    ctx = open_tool_context(load_settings(ws))
+    deep = Gate(ctx).run_direct("grep_files", json.dumps({"pattern": "needle", "path": "big.log", "context_lines": 1}))
+    assert deep.content.splitlines() == ["big.log-200000-row 199999", "big.log:200001:needle at the end"]
+    both = Gate(ctx).run_direct("grep_files", json.dumps({"pattern": "needle", "context_lines": 1})).content
+    assert both.splitlines() == [  # big.log is over max_file_size_bytes: only searched when named
+        "bom.txt:1:needle one", "bom.txt:2:needle \ufffd two", "--",
+        "u16.txt:1:needle", "u16.txt-2-xy", "u16.txt:3:needle two",
+    ]

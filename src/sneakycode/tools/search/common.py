@@ -16,6 +16,8 @@ from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.search.globs import Narrowing
 
 _UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+UTF16_BOMS = tuple(_UTF16_BOMS)
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def decode(data: bytes) -> str | None:
             return None if "\x00" in text else text
     if b"\x00" in data:
         return None
-    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+    return data.removeprefix(UTF8_BOM).decode("utf-8", errors="replace")
 
 
 def split_lines(text: str) -> list[str]:

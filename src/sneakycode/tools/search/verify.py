@@ -10,9 +10,9 @@ line ripgrep reported must read the same there, at the same line number; a file 
 is dropped whole. So the text shown is text that lies, at that line, in a file reached inside the workspace.
 
 Why this and not something else: it costs one read of each shown file (at most max_results files, just
-read by ripgrep, so in the page cache, and only up to the last line shown), and it needs nothing from
-ripgrep. Feeding ripgrep descriptors we opened would make the compare unnecessary but needs a process per
-file (stdin) or descriptor passing into the subprocess.
+read by ripgrep, so in the page cache, and only up to the last line shown, keeping only the lines shown),
+and it needs nothing from ripgrep. Feeding ripgrep descriptors we opened would make the compare
+unnecessary, but needs a process per file (stdin) or descriptor passing into the subprocess.
 
 Only paths are shown by files_with_matches, count and find_files: a path is kept when it is reached the
 same way and is a regular file. Counts come from ripgrep's own read, so while a race is being won they can
@@ -21,6 +21,7 @@ count an outside file under an inside name: a number, never text.
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
 from collections.abc import Iterable
@@ -28,10 +29,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 from sneakycode.config.files import open_regular
-from sneakycode.tools.search.common import Line, decode, split_lines
+from sneakycode.tools.search.common import UTF8_BOM, UTF16_BOMS, Line, decode, split_lines
 from sneakycode.workspace.anchored import PathChanged, open_folder
 
-_FIRST_READ = 1 << 16
+_CHUNK = 1 << 16
+# ripgrep's output is captured up to 64 MiB, so no line it reports is longer; one that is cannot be compared.
+_LONGEST_LINE = 64 << 20
 
 
 def verified_lines(root: Path, found: dict[str, list[Line]]) -> dict[str, list[Line]]:
@@ -109,31 +112,52 @@ def _lines_hold(root: Path, path: str, lines: list[Line]) -> bool:
     if fh is None:
         return False
     with fh:
-        actual = _read_lines(fh, max(line.number for line in lines))
-    if actual is None:
-        return False
-    return all(
-        line.number <= len(actual) and actual[line.number - 1].removesuffix("\r") == line.text for line in lines
-    )
+        actual = _lines_at(fh, {line.number for line in lines})
+    return actual is not None and all(actual.get(line.number) == line.text for line in lines)
 
 
-def _read_lines(fh: BinaryIO, last: int) -> list[str] | None:
-    """The file's lines, decoded as ripgrep decodes them, at least up to line `last` (or all there are);
-    None for a binary file. Reads grow geometrically, so a line far into a large file costs one pass."""
-    buffer = bytearray()
-    newlines = 0
-    size = _FIRST_READ
-    while True:
-        chunk = fh.read(size)
-        size *= 2
-        buffer += chunk
-        newlines += chunk.count(b"\n")
-        if chunk and newlines <= last:
-            continue
-        text = decode(bytes(buffer))
+def _lines_at(fh: BinaryIO, wanted: set[int]) -> dict[int, str] | None:
+    """The lines numbered in `wanted`, decoded as ripgrep decodes them (without their line break), read
+    up to the last of them and no further; None for a binary file or a line too long to compare. Only the
+    wanted lines are kept, so a match near the end of a large file named as `path` costs no memory."""
+    head = fh.read(_CHUNK)
+    if head.startswith(UTF16_BOMS):
+        # A UTF-16 line break is two bytes: such a file is decoded whole, as ripgrep transcodes it.
+        data = head + fh.read(_LONGEST_LINE + 1 - len(head))
+        text = decode(data) if len(data) <= _LONGEST_LINE else None
         if text is None:
             return None
-        lines = split_lines(text)
-        # In UTF-16 a 0x0A byte can be half of another character: read on until the lines are there.
-        if not chunk or len(lines) > last:
-            return lines
+        numbered = split_lines(text)
+        return {number: numbered[number - 1].removesuffix("\r") for number in wanted if number <= len(numbered)}
+    order = sorted(wanted)
+    last = order[-1]
+    found: dict[int, str] = {}
+    number = 1
+    pending = head.removeprefix(UTF8_BOM)
+    chunk = head
+    while chunk:
+        if b"\0" in pending:
+            return None  # binary up to the lines shown (ripgrep says so too)
+        breaks = pending.count(b"\n")
+        if order[bisect.bisect_left(order, number)] >= number + breaks:
+            number += breaks  # no shown line ends in this piece: skip it whole
+            pending = pending[pending.rfind(b"\n") + 1 :]
+        else:
+            *complete, pending = pending.split(b"\n")
+            for raw in complete:
+                if number in wanted:
+                    found[number] = raw.decode("utf-8", errors="replace").removesuffix("\r")
+                number += 1
+                if number > last:
+                    return found
+        if len(pending) > _LONGEST_LINE:
+            if number in wanted or b"\0" in pending:
+                return None
+            pending = b""  # a long line nobody asked for: only where it ends matters
+        chunk = fh.read(_CHUNK)
+        pending += chunk
+    if pending and number in wanted:
+        if b"\0" in pending:
+            return None
+        found[number] = pending.decode("utf-8", errors="replace").removesuffix("\r")
+    return found
