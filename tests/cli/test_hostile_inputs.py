@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult
+from tests.conftest import CliResult, project_config, run_cli
 from tests.privileges import run_cli_as_user
 
 ENV = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -293,3 +293,81 @@ def test_git_hooks_config_and_sneakycode_are_protected_through_the_agent(server:
     assert headless(server, ws).code == 0
     got = answers(server)
     assert_protected(ws, [None if not text.startswith("Error [") else text[7:].split("]")[0] for text in got])
+
+
+# ---- round two, class 8 (left from round one) -----------------------------------------------------------
+
+
+def test_names_that_are_not_utf8_through_grep_and_find_of_sneakycode_tool(ws: Path) -> None:
+    """Hardening round two, class 8: a file named with byte 0xff made `sneakycode tool grep_files` and
+    `find_files` end in a traceback (the name reached the UTF-8 encoder unescaped); now every listing shows
+    it escaped, as list_dir does, in JSON and in text output."""
+    (ws / os.fsdecode(b"bad\xff.txt")).write_text("needle\n")
+    (ws / os.fsdecode(b"dir\xfe")).mkdir()
+    (ws / os.fsdecode(b"dir\xfe") / "in.txt").write_text("needle\n")
+    calls = [
+        ("list_dir", '{"recursive": true}'),
+        ("grep_files", '{"pattern": "needle"}'),
+        ("grep_files", '{"pattern": "needle", "output_mode": "count"}'),
+        ("find_files", '{"pattern": "*.txt"}'),
+    ]
+    rows = tool_rows(run_tools(ws, calls))
+    assert [row["success"] for row in rows] == [True] * 4
+    assert rows[0]["content"].splitlines() == ["dir\\xfe/", "dir\\xfe/in.txt", "bad\\xff.txt"]
+    assert rows[1]["content"].splitlines() == ["bad\\xff.txt:1:needle", "dir\\xfe/in.txt:1:needle"]
+    assert rows[2]["content"].splitlines() == ["bad\\xff.txt:1", "dir\\xfe/in.txt:1"]
+    assert rows[3]["content"].splitlines() == ["bad\\xff.txt", "dir\\xfe/in.txt"]
+    text = run_cli_as_user("tool", *[part for call in calls for part in call], "--workspace", str(ws))
+    assert text.code == 0 and "Traceback" not in text.stderr, text.stderr
+    assert "bad\\xff.txt:1:needle" in text.stdout.splitlines()
+
+
+def test_hostile_ignore_files_are_skipped_by_grep_find_and_list_through_sneakycode_tool(ws: Path) -> None:
+    """Hardening round two, class 8: `.gitignore -> /dev/zero` made grep_files and find_files miss files
+    (ripgrep read it until the search timed out, growing by hundreds of MB a second); a FIFO made them
+    wait. Now each hostile ignore file is skipped with a notice, and the files are searched."""
+    (ws / ".gitignore").symlink_to("/dev/zero")
+    (ws / "sub").mkdir()
+    os.mkfifo(ws / "sub" / ".ignore")
+    (ws / "sub" / ".rgignore").write_text("*.txt\n" + "#" * (1 << 20))
+    (ws / "top.txt").write_text("needle top\n")
+    (ws / "sub" / "inner.txt").write_text("needle inner\n")
+    calls = [
+        ("grep_files", '{"pattern": "needle"}'),
+        ("find_files", '{"pattern": "*.txt"}'),
+        ("list_dir", '{"recursive": true}'),
+    ]
+    rows = tool_rows(run_cli_as_user("tool", *[p for c in calls for p in c], "--json", "--workspace", str(ws),
+                                     timeout=60))
+    assert rows[0]["content"].splitlines() == ["sub/inner.txt:1:needle inner", "top.txt:1:needle top"]
+    assert rows[1]["content"].splitlines() == ["sub/inner.txt", "top.txt"]
+    assert {"sub/inner.txt", "top.txt"} <= set(rows[2]["content"].splitlines())
+    for row in rows:
+        notice = row["message"].lower()
+        assert "ignore files skipped, so their rules were not applied" in notice
+        assert ".gitignore (a character device, not a regular file)" in notice
+        assert "sub/.ignore (a fifo (named pipe), not a regular file)" in notice
+        assert "sub/.rgignore (larger than 1048576 bytes)" in notice
+
+
+@pytest.mark.parametrize(
+    ("line", "why"),
+    [
+        ("ksh93 -c 'git push origin main'", "matches deny rule `run_command(git push)`"),
+        ("sh deploy.sh", "matches deny rule `run_command(git push)`"),
+        ("bash ./deploy.sh", "matches deny rule `run_command(git push)`"),
+        (". deploy.sh", "matches deny rule `run_command(git push)`"),
+        ("source deploy.sh", "matches deny rule `run_command(git push)`"),
+        ("touch deploy.sh && sh deploy.sh", "after other commands of the line"),
+        ("sh generated.sh", "whose commands cannot be seen (it does not exist yet)"),
+    ],
+)
+def test_shells_and_script_files_reach_deny_rules_through_permissions_check(ws: Path, line: str, why: str) -> None:
+    """Hardening round two, class 8: under yolo, `ksh93 -c` strings and the script a shell runs were blind
+    spots for deny rules; `sneakycode permissions check` now refuses them, saying why."""
+    project_config(ws, '[permissions]\ndeny = ["run_command(git push)"]\n')
+    (ws / "deploy.sh").write_text("#!/bin/sh\nnpm run build\ngit push origin main\n")
+    result = run_cli("permissions", "check", "run_command", json.dumps({"command": line}), "--mode", "yolo",
+                     "--workspace", str(ws))
+    assert result.code == 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.stdout.startswith("deny\n") and why in result.stdout, result.stdout

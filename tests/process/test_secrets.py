@@ -161,3 +161,35 @@ def test_hardening_class_2_an_untrusted_project_cannot_keep_credentials(ws: Path
     result = run_cli("tool", "run_command", '{"command": "env"}', "--workspace", str(ws),
                           env={**OFF, "DEPLOY_TOKEN": token})
     assert token not in result.stdout and "tools.shell.env_keep" in result.stderr
+
+
+# Round two, class 8: the names that still reached commands, and names that must keep reaching them.
+PLAIN_SECRETS = (
+    "TOKEN", "token", "SECRET", "secret", "PASSWORD", "password", "API_KEY", "api_key", "ACCESS_KEY", "access_key",
+    "TOKEN_GITHUB", "awsAccessKey", "githubToken", "SMTP_PASS", "GH_PAT", "NGROK_AUTHTOKEN", "NPM_CONFIG__AUTH",
+    "DB_PWD", "Signing_Key",
+)
+NOT_SECRETS = ("TOKENIZERS_PARALLELISM", "PASSWORD_STORE_DIR", "SSH_AUTH_SOCK", "GIT_ASKPASS", "SORT_KEY", "KEYBOARD")
+
+
+@pytest.mark.parametrize("sandbox", ["on", "off"])
+def test_plain_and_embedded_credential_names_do_not_reach_a_command(ws: Path, sandbox: str) -> None:
+    """Hardening round two, class 8: a variable named plainly `ACCESS_KEY` (or `TOKEN_GITHUB`, `SMTP_PASS`,
+    `awsAccessKey`: a secret word that is not the name's end) reached commands, because only globs like
+    `*_TOKEN` were tried. A real command prints its environment and its parent's: none of them is there,
+    while look-alike names that hold no secret still are."""
+    values = {name: key() for name in (*PLAIN_SECRETS, *NOT_SECRETS)}
+    output = run_command_cli(ws, LOOK_EVERYWHERE if sandbox == "off" else "env; echo looked",
+                             {**values, **(OFF if sandbox == "off" else {})})
+    assert "looked" in output
+    leaked = [name for name in PLAIN_SECRETS if values[name] in output]
+    assert leaked == []
+    assert all(f"{name}={values[name]}" in output for name in NOT_SECRETS), output
+
+
+def test_env_keep_still_passes_a_plain_credential_name(ws: Path) -> None:
+    """Hardening round two, class 8: the wider recognition is adjusted by tools.shell.env_keep as before."""
+    token = key()
+    output = run_command_cli(ws, "env; echo looked",
+                             {**OFF, "ACCESS_KEY": token, "SNEAKYCODE_TOOLS__SHELL__ENV_KEEP": '["access_key"]'})
+    assert f"ACCESS_KEY={token}" in output

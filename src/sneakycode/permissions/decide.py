@@ -64,7 +64,9 @@ def decide(
         raise ValueError(f"unknown permission mode {mode!r}; use one of {', '.join(PermissionMode)}") from None
     rules = rule_set(settings)
     if found is not None and found.command is not None:
-        return _decide_command(found.name, str(args.get(found.command) or ""), rules, workspace, active)
+        cwd = args.get(found.command_cwd) if found.command_cwd else None
+        command = str(args.get(found.command) or "")
+        return _decide_command(found.name, command, rules, workspace, active, cwd if isinstance(cwd, str) else None)
     return _decide_tool(name, found, args, rules, workspace, active)
 
 
@@ -148,11 +150,11 @@ def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
 
 
 def _decide_command(
-    tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode
+    tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode, cwd: str | None = None
 ) -> PermissionDecision:
     from sneakycode.permissions.shell.policy import evaluate  # only commands need the shell parser
 
-    verdict = evaluate(command, rules.shell, workspace)
+    verdict = evaluate(command, rules.shell, workspace, cwd)
     commands = list(verdict.commands)
 
     def made(decision: Decision, reason: str, rule: str | None) -> PermissionDecision:

@@ -143,6 +143,7 @@ class Tool:
     paths: tuple[str, ...] = ()  # arguments that are workspace paths; permission rules match them
     directories: tuple[str, ...] = ()  # those of `paths` that always name a folder
     command: str | None = None  # the argument that is a shell command line (command rules, shell policy)
+    command_cwd: str | None = None  # the argument naming the folder it runs in (its relative paths start there)
     url: str | None = None  # the argument that is a URL: `TOOL(domain:HOST-GLOB)` rules match its host
     ends_run: bool = False  # a successful call ends the agent's run
     mcp: bool = True  # offered by `sneakycode mcp`; tools of SneakyCode's own loop are not
@@ -211,7 +212,7 @@ def tool(*, name: str, tier: Tier, **facets: Any) -> Callable[[Callable[[ArgsT, 
             tier=tier,
             **facets,
         )
-        named = {*declared.paths, *(a for a in (declared.command, declared.url) if a)}
+        named = {*declared.paths, *(a for a in (declared.command, declared.command_cwd, declared.url) if a)}
         unknown = named - set(args_model.model_fields)
         if unknown:
             raise TypeError(f"tool {name}: facets name arguments it does not have: {unknown}")

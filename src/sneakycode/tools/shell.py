@@ -53,6 +53,7 @@ FIRST_OUTPUT_BYTES = 2048
     name="run_command",
     tier=Tier.CONFIRM,
     command="command",
+    command_cwd="cwd",
     preview=lambda arguments: Preview(f"$ {arguments.get('command', '')}", "bash"),
     example={"command": "pytest -q tests/test_app.py", "timeout": 120},
     guidance="Run tests and commands with run_command; check results instead of assuming them.",

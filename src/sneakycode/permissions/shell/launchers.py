@@ -179,17 +179,18 @@ def _tracer(name: str, spec: Options) -> Handler:
 
 
 def _fish(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
-    """`fish -c`/`-C` strings are parsed as bash would (close enough for deny rules; never approved)."""
+    """`fish -c`/`-C` strings and `fish FILE`'s text are parsed as bash would (close enough for deny rules;
+    never approved)."""
     start, unknown, values = skip_options(words, 1, FISH)
     scripts = tuple(Inner(script=values[key]) for key in ("-c", "--command", "-C", "--init-command") if key in values)
     targets = tuple(values[key] for key in ("-o", "--debug-output", "-p", "--profile", "--profile-startup")
                     if key in values)
     if scripts:
-        return Unwrapped("fish", scripts, blockers=unknown_options(unknown), write_targets=targets)
+        return Unwrapped("fish", scripts, blockers=unknown_options(unknown), write_targets=targets, shell=True)
     operands = words[start:]
     fed = stream(operands[0], stdin) if operands else stdin
     if fed is None:
-        return Unwrapped("fish", write_targets=targets) if targets else None
+        return Unwrapped("fish", write_targets=targets, files=(operands[0],), shell=True)
     return replace(runs_fed("fish", fed), write_targets=targets)
 
 

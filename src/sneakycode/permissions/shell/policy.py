@@ -3,8 +3,9 @@
 Deny and ask rules see a command the way bash runs it: quotes removed, the path stripped from the command
 name, `VAR=value` prefixes skipped, global options skipped (`git -C . push`), through wrappers (`sudo`,
 `timeout`, `bash -c '...'`, `xargs`, `find -exec`, `taskset`, `flock` ...), through text piped into a shell
-when the line shows it, and through `hash -p` bindings. What might match a deny rule (a command name only
-known at run time, code fed to a shell that cannot be seen) is reported as a doubt, which `decide` refuses.
+when the line shows it, through the script files a shell runs (scripts.py) and through `hash -p` bindings.
+What might match a deny rule (a command name only known at run time, code fed to a shell that cannot be
+seen) is reported as a doubt, which `decide` refuses.
 Allow rules match the command as written, and approve a line only when every simple command in it is covered
 and nothing in it escapes the check: no substitution, no `${var@P}`, no read or write outside the workspace,
 no syntax error. A visible write into `.sneakycode/` or `.git/` (redirection, `tee`, `cp`, `git config` ...)
@@ -13,18 +14,21 @@ is `protected`: asked about in every mode. One denied part denies the whole line
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sneakycode.permissions.shell.feeds import feed_of
 from sneakycode.permissions.shell.matching import CommandRule, CommandRules, Doubt, Match, RuleHit, match
 from sneakycode.permissions.shell.programs import option_blockers, runs_inside
+from sneakycode.permissions.shell.scripts import may_write, read_script, sets_startup_variable, startup_reason
 from sneakycode.permissions.shell.syntax import ParsedLine, Redirect, parse_line, quoted
 from sneakycode.permissions.shell.targets import directory_changes, path_problem, protected_problem
 from sneakycode.permissions.shell.words import Word
 from sneakycode.permissions.shell.wrapped import Inner, Stdin, command_name, known_name
 from sneakycode.permissions.shell.wrappers import unwrap
 from sneakycode.permissions.shell.writes import writes_of
+from sneakycode.workspace.paths import locate
 
 MAX_DEPTH = 16
 DIRECTORY_CHANGES = frozenset({"cd", "pushd", "popd"})
@@ -79,11 +83,12 @@ def _via(hit: RuleHit, via: str | None) -> RuleHit:
     return hit if hit.via is not None or via is None else RuleHit(hit.rule, hit.part, via, hit.note)
 
 
-def evaluate(line: str, rules: CommandRules, workspace: Path) -> LineVerdict:
-    """Judge one command line without running it."""
+def evaluate(line: str, rules: CommandRules, workspace: Path, cwd: str | None = None) -> LineVerdict:
+    """Judge one command line without running it; `cwd` is the folder it runs in (default: the workspace)."""
     parsed = parse_line(line)
-    judge = _Judge(rules, workspace.resolve())
+    judge = _Judge(rules, workspace.resolve(), cwd or "")
     result = judge.line(parsed, 0)
+    judge.settle(result)
     commands = tuple(command.source for command in parsed.commands if not command.fallback)
     suspects = [doubt.text for doubt in result.maybe]
     problems = list(dict.fromkeys([*result.blocks, *suspects, *result.uncovered]))
@@ -112,26 +117,40 @@ def show(words: tuple[Word, ...]) -> str:
 
 
 class _Judge:
-    def __init__(self, rules: CommandRules, workspace: Path) -> None:
+    def __init__(self, rules: CommandRules, workspace: Path, cwd: str) -> None:
         self.workspace = workspace
         self.allow = rules.allow
         self.deny = tuple(rule.normalised() for rule in rules.deny if rule.words)
         self.ask = tuple(rule.normalised() for rule in rules.ask if rule.words)
         self.rebound: dict[str, Word] = {}
-        self.folders: tuple[str, ...] = ()
+        # Relative paths of the line start from `cwd`; a `cd` in the line makes where they point uncertain.
+        self.cwd = "" if cwd in ("", ".") else cwd
+        located = locate(workspace, self.cwd or ".")
+        self.base = located.real if located.problem is None and located.real_inside else None
+        self.folders: tuple[str, ...] = (self.cwd,) if self.cwd else ()
         self.moved = False
+        # Script files: read only while nothing ran before them; checked at the end against the line's writes.
+        self.fresh = True
+        self.scripts: list[tuple[Path, str]] = []
+        self.written: list[Word] = []
+        self.startup: str | None = None
 
     def line(self, parsed: ParsedLine, depth: int) -> _Result:
         result = _Result(blocks=list(parsed.hazards))
         changes = [c.core for c in parsed.commands if c.core and c.core[0].literal and
                    command_name(c.core[0]) in DIRECTORY_CHANGES]
         self.moved = self.moved or bool(changes)
-        self.folders = (*self.folders, *directory_changes([core[1] if len(core) > 1 else None for core in changes]))
+        changed = directory_changes([core[1] if len(core) > 1 else None for core in changes])
+        self.folders = (*self.folders, *(posixpath.join(self.cwd, folder) for folder in changed))
+        self.startup = self.startup or sets_startup_variable(parsed)
         for command in parsed.commands:
             if command.core and command.core[0].literal and command_name(command.core[0]) == "hash":
                 found = unwrap(command.core)
                 self.rebound.update(found.binds if found else ())
-        for command in parsed.commands:
+        # Substitutions run before the command that holds them: with one, no command is known to run first.
+        fresh = self.fresh and not parsed.hazards
+        for index, command in enumerate(parsed.commands):
+            self.fresh = fresh and index == 0
             judged = self.command(command.words, command.assignments, feed_of(command), depth, source=command.source)
             if command.fallback:
                 result.restrictions_from(judged, None)
@@ -141,6 +160,7 @@ class _Judge:
                 result.blocks.append(f"the command name in {quoted(command.source)} comes from brace expansion")
         for redirect in parsed.redirects:
             self.redirect(redirect, result)
+        self.fresh = False
         return result
 
     def command(
@@ -152,6 +172,20 @@ class _Judge:
         *,
         open_ended: bool = False,
         source: str | None = None,
+    ) -> _Result:
+        try:
+            return self._command(words, assignments, stdin, depth, open_ended, source)
+        finally:
+            self.fresh = False  # whatever runs next runs after this command
+
+    def _command(
+        self,
+        words: tuple[Word, ...],
+        assignments: int,
+        stdin: Stdin,
+        depth: int,
+        open_ended: bool,
+        source: str | None,
     ) -> _Result:
         result = _Result()
         text = source or show(words)
@@ -184,6 +218,10 @@ class _Judge:
             self.binding(name, path, text, result)
         for target in wrapped.write_targets:
             self.check_write(target, f"{quoted(text)} writes", result)
+        if wrapped.shell and self.startup is not None:
+            self.unseen(startup_reason(self.startup, text), result)
+        for file in wrapped.files:
+            result.restrictions_from(self.script_file(file, depth, text), text)
         inner_results = []
         for inner in wrapped.inner:
             judged = self.inner(inner, stdin, depth, text)
@@ -233,6 +271,27 @@ class _Judge:
             self.unseen(f"{quoted(via)} runs a command string only known at run time", result, first=True)
         return result
 
+    def script_file(self, file: Word, depth: int, via: str) -> _Result:
+        """A script file a shell runs: its text judged like text fed to a shell, when it can be seen."""
+        result = _Result()
+        what = f"{quoted(via)} runs the script file {quoted(file.source or file.value)}"
+        if not self.fresh:
+            self.unseen(f"{what} after other commands of the line, which may change it first, so its commands "
+                        "cannot be seen", result, block=False)
+            return result
+        found = read_script(self.workspace, self.base, file, self.moved)
+        if found.text is None or found.real is None:
+            self.unseen(f"{what}, whose commands cannot be seen ({found.why})", result, block=False)
+            return result
+        self.scripts.append((found.real, what))
+        return self.script(Word.plain(found.text), depth + 1, via)
+
+    def settle(self, result: _Result) -> None:
+        """A script whose text was read runs another text when a write of the line may reach it."""
+        for real, what in self.scripts:
+            if any(may_write(target, real, self.base) for target in self.written):
+                self.unseen(f"{what}, which the line also writes, so what runs cannot be seen", result, block=False)
+
     def approve(self, words: tuple[Word, ...], open_ended: bool, miss: str, result: _Result) -> None:
         hit = self.allowed(words, open_ended)
         if hit is None:
@@ -240,12 +299,12 @@ class _Judge:
         else:
             result.approved.append(hit)
 
-    def unseen(self, text: str, result: _Result, *, first: bool = False) -> None:
-        """Code runs that the line does not show: no allow rule approves it, and any deny (or ask) rule
-        might match it."""
+    def unseen(self, text: str, result: _Result, *, first: bool = False, block: bool = True) -> None:
+        """Code runs that the line does not show: any deny (or ask) rule might match it, and no allow rule
+        approves it (unless `block` is off: a script file, which allow rules match as written)."""
         if first:
             result.blocks.insert(0, text)
-        else:
+        elif block:
             result.blocks.append(text)
         for rules, kind in ((self.deny, "deny"), (self.ask, "ask")):
             if rules:
@@ -303,7 +362,8 @@ class _Judge:
             result.blocks.append(reason)
 
     def check_write(self, target: Word, what: str, result: _Result) -> None:
-        problem = path_problem(self.workspace, target, what, self.moved)
+        self.written.append(target)
+        problem = path_problem(self.workspace, target, what, self.moved, self.cwd)
         if problem:
             result.blocks.append(problem)
         guarded = protected_problem(self.workspace, target, what, self.folders)
@@ -316,7 +376,7 @@ class _Judge:
             return
         if redirect.operator in READ_OPERATORS:
             what = f"redirection {quoted(redirect.source)} reads"
-            problem = path_problem(self.workspace, redirect.target, what, self.moved)
+            problem = path_problem(self.workspace, redirect.target, what, self.moved, self.cwd)
             result.blocks.extend([problem] if problem else [])
             return
         self.check_write(redirect.target, f"redirection {quoted(redirect.source)} writes", result)

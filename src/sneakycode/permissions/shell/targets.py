@@ -20,8 +20,9 @@ from sneakycode.workspace.paths import locate, protected_write
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 
-def path_problem(workspace: Path, target: Word, what: str, moved: bool) -> str | None:
-    """Why `target` keeps an allow rule from approving the line; None when it is a plain workspace path."""
+def path_problem(workspace: Path, target: Word, what: str, moved: bool, cwd: str = "") -> str | None:
+    """Why `target` keeps an allow rule from approving the line; None when it is a plain workspace path.
+    `cwd` is the folder the line starts in, relative to the workspace."""
     if not target.literal:
         return f"{what} a path only known at run time"
     value = target.value
@@ -31,7 +32,7 @@ def path_problem(workspace: Path, target: Word, what: str, moved: bool) -> str |
         return f"{what} {quoted(value)} in a home folder, outside the workspace"
     if not os.path.isabs(value) and moved:
         return f"{what} {quoted(value)} relative to a directory changed earlier in the line (cd, pushd, popd)"
-    if locate(workspace, value).real_inside:
+    if locate(workspace, value if os.path.isabs(value) else posixpath.join(cwd, value)).real_inside:
         return None
     return f"{what} {quoted(value)}, outside the workspace"
 

@@ -33,7 +33,9 @@ class Unwrapped:
     `blockers` say why no allow rule can approve it; `maybe` are further things it might run (an unknown
     option may take a value), for deny and ask rules only; `unseen` say why it runs code that cannot be
     seen (a shell reading a pipe): never approved, and refused while deny rules exist; `binds` are names
-    made to run another program (`hash -p PATH NAME`)."""
+    made to run another program (`hash -p PATH NAME`); `files` are script files it runs, whose text deny
+    and ask rules read (scripts.py; allow rules match the command as written); `shell` says it is a shell,
+    which startup variables (`BASH_ENV`) make run files no word names."""
 
     wrapper: str
     inner: tuple[Inner, ...] = ()
@@ -44,6 +46,8 @@ class Unwrapped:
     maybe: tuple[Inner, ...] = ()
     unseen: tuple[str, ...] = ()
     binds: tuple[tuple[str, Word], ...] = ()
+    files: tuple[Word, ...] = ()
+    shell: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,5 +138,5 @@ def stream(word: Word, stdin: Stdin) -> Stdin | None:
 def runs_fed(name: str, feed: Stdin) -> Unwrapped:
     """A shell running the commands fed to it: parsed when the line shows them, unseen otherwise."""
     if feed.text is not None:
-        return Unwrapped(name, (Inner(script=feed.text),))
-    return Unwrapped(name, unseen=(f"runs the commands it reads from {feed.origin}, which cannot be seen",))
+        return Unwrapped(name, (Inner(script=feed.text),), shell=True)
+    return Unwrapped(name, unseen=(f"runs the commands it reads from {feed.origin}, which cannot be seen",), shell=True)

@@ -10,6 +10,9 @@ line shows the text (`printf 'ls' | sh`, a heredoc): that text is parsed like `b
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from sneakycode.permissions.shell.launchers import LAUNCHERS
 from sneakycode.permissions.shell.options import (
     CHROOT,
@@ -44,7 +47,13 @@ from sneakycode.permissions.shell.wrapped import (
     unknown_options,
 )
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "posh", "rbash", "csh", "tcsh"})
+SHELLS = frozenset({
+    "sh", "bash", "rbash", "zsh", "rzsh", "dash", "ash", "hush", "ksh", "rksh", "pdksh", "mksh", "lksh", "oksh",
+    "loksh", "yash", "posh", "bosh", "osh", "ysh", "csh", "tcsh", "pfsh", "pfksh", "pfbash",
+})
+# A shell installed under a version or variant name is that shell: `ksh93`, `bash5.2`, `zsh-5.9`, `mksh-static`.
+SHELL_VARIANT = re.compile(r"([a-z]+?)(?:[-_.]?\d+(?:\.\d+)*)?(?:[-_.]static)?")
+VALUE_LETTERS = frozenset("oORT")
 def _command(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
     start, _, values = skip_options(words, 1, COMMAND)
     if "-v" in values or "-V" in values or start >= len(words):
@@ -97,8 +106,10 @@ def _eval(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
 
 
 def _shell(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
+    """`sh -c 'LINE'`, `sh FILE ARGS...` (the file's text is read, scripts.py), or what is fed to it."""
     name = command_name(words[0])
     has_c = reads_stdin = False
+    startup: list[str] = []
     i = 1
     while i < len(words) and words[i].literal and words[i].value[:1] in "-+" and words[i].value not in ("-", "+"):
         text = words[i].value
@@ -107,20 +118,27 @@ def _shell(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
             break
         if text.startswith("--"):
             if text in ("--rcfile", "--init-file"):
+                startup.append(words[i].value if i < len(words) else "")
                 i += 1
             continue
         has_c = has_c or (text[0] == "-" and "c" in text)
         reads_stdin = reads_stdin or (text[0] == "-" and "s" in text)
-        i += sum(1 for letter in text[1:] if letter in "oO")
+        # Letters whose value is the next word: set -o/shopt -O options, ksh's -R file, mksh's -T tty.
+        i += sum(1 for letter in text[1:] if letter in VALUE_LETTERS)
     operands = words[i:]
+    unseen = tuple(f"runs the startup file `{path}`, whose commands cannot be seen" for path in startup)
     if has_c:
         if not operands:
-            return Unwrapped(name, blockers=("has no command string after -c",))
-        return Unwrapped(name, (Inner(script=operands[0]),))
+            return Unwrapped(name, blockers=("has no command string after -c",), unseen=unseen, shell=True)
+        return Unwrapped(name, (Inner(script=operands[0]),), unseen=unseen, shell=True)
+    fed = stdin
     if operands and not reads_stdin:
-        fed = stream(operands[0], stdin)
-        return None if fed is None else runs_fed(name, fed)
-    return runs_fed(name, stdin)
+        streamed = stream(operands[0], stdin)
+        if streamed is None:
+            return Unwrapped(name, files=(operands[0],), unseen=unseen, shell=True)
+        fed = streamed
+    found = runs_fed(name, fed)
+    return replace(found, unseen=unseen + found.unseen)
 
 
 def _trap(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
@@ -141,13 +159,17 @@ def _alias(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
 
 
 def _source(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
+    """`. FILE` / `source FILE`: the file's commands run in this shell; deny rules read them (scripts.py),
+    allow rules never approve it."""
     name = command_name(words[0])
     if len(words) > 1:
         fed = stream(words[1], stdin)
         if fed is not None:
             return runs_fed(name, fed)
-    script = words[1].value if len(words) > 1 else "nothing"
-    return Unwrapped(name, blockers=(f"runs the script file `{script}`, whose commands are not visible",))
+    if len(words) < 2:
+        return Unwrapped(name, blockers=("runs the script file `nothing`, whose commands are not visible",))
+    blocker = f"runs the script file `{words[1].value}`, which allow rules do not look inside"
+    return Unwrapped(name, blockers=(blocker,), files=(words[1],))
 
 
 def _hash(words: tuple[Word, ...], stdin: Stdin) -> Unwrapped | None:
@@ -215,6 +237,7 @@ WRAPPERS: dict[str, Handler] = {
     "ionice": simple("ionice", IONICE, no_command=("-p", "--pid", "-P", "--pgid", "-u", "--uid")),
     "coproc": _rest("coproc"),
     "busybox": _rest("busybox"),
+    "toybox": _rest("toybox"),
     "noglob": _rest("noglob"),
     "chroot": simple("chroot", CHROOT, operands=1),
     "sudo": simple("sudo", SUDO),
@@ -233,9 +256,16 @@ WRAPPERS: dict[str, Handler] = {
 }
 
 
+def is_shell(name: str) -> bool:
+    """Whether the program `name` is a shell (`sh`, `ksh93`, `bash5.2`, `zsh-5.9`, ...)."""
+    found = SHELL_VARIANT.fullmatch(name)
+    return found is not None and found.group(1) in SHELLS
+
+
 def unwrap(words: tuple[Word, ...], stdin: Stdin | None = None) -> Unwrapped | None:
     """What the command `words` (assignments removed) runs, or None when it is an ordinary command."""
     if not words or not words[0].literal:
         return None
-    handler = WRAPPERS.get(command_name(words[0]))
+    name = command_name(words[0])
+    handler = WRAPPERS.get(name) or (_shell if is_shell(name) else None)
     return handler(words, stdin or Stdin()) if handler else None

@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.search.globs import Narrowing
 
+_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+UTF16_BOMS = tuple(_UTF16_BOMS)
+UTF8_BOM = b"\xef\xbb\xbf"
+
 
 @dataclass(frozen=True)
 class Line:
@@ -70,3 +74,22 @@ def invalid_pattern(pattern: str, message: str, position: int | None = None) -> 
         f"the pattern {pattern!r} is not a valid regex: {message}{where}",
         detail=detail,
     )
+
+
+def decode(data: bytes) -> str | None:
+    """The text ripgrep would search, or None for a binary file."""
+    for mark, encoding in _UTF16_BOMS.items():
+        if data.startswith(mark):
+            text = data[len(mark) :].decode(encoding, errors="replace")
+            return None if "\x00" in text else text
+    if b"\x00" in data:
+        return None
+    return data.removeprefix(UTF8_BOM).decode("utf-8", errors="replace")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as ripgrep numbers them: a final line break ends the last line, it does not start another."""
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return lines

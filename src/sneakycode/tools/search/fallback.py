@@ -19,12 +19,20 @@ import re2
 from sneakycode.config.files import open_regular
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.context import checkpoint
-from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line, invalid_pattern
+from sneakycode.tools.search.common import (
+    FileHits,
+    FindRequest,
+    GrepReport,
+    GrepRequest,
+    Line,
+    decode,
+    invalid_pattern,
+    split_lines,
+)
 from sneakycode.tools.search.globs import Narrowing, names_regex
 from sneakycode.tools.search.rust_regex import RegexSyntaxError, translate
 from sneakycode.tools.search.walk import WalkOptions, walk_files
 
-_UTF16_BOMS = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
 _CANCEL_EVERY = 256
 
 
@@ -75,25 +83,6 @@ def _options(narrowing: Narrowing, include_ignored: bool, max_filesize: int | No
         exclude_names=names_regex(narrowing.exclude_names),
         max_filesize=max_filesize,
     )
-
-
-def decode(data: bytes) -> str | None:
-    """The text ripgrep would search, or None for a binary file."""
-    for mark, encoding in _UTF16_BOMS.items():
-        if data.startswith(mark):
-            text = data[len(mark) :].decode(encoding, errors="replace")
-            return None if "\x00" in text else text
-    if b"\x00" in data:
-        return None
-    return data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as ripgrep numbers them: a final line break ends the last line, it does not start another."""
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    return lines
 
 
 def search_text(text: str, per_line: Matcher, limit: int, context: int) -> tuple[list[Line], int]:

@@ -1,7 +1,9 @@
 """How search results read to the model: sorted by path, bounded, and honest about what was left out.
 
 Content lines are `path:line:text` (context lines `path-line-text`, `--` between groups, as grep prints
-them), so a path can be passed straight to read_file. Lines over MAX_LINE_CHARS are cut around the match.
+them), so a path can be passed straight to read_file. Paths stay as the file system gave them until they are
+written here, through workspace.paths.escaped, as every tool shows a name: bytes that are not UTF-8 read
+`\\xff` instead of crashing whatever encodes the result. Lines over MAX_LINE_CHARS are cut around the match.
 When max_results or max_output_bytes cuts the list, the last line counts the matches and files left out and
 says how to narrow the search.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sneakycode.tools.search.common import FileHits, Line
+from sneakycode.workspace.paths import escaped
 
 MAX_LINE_CHARS = 500
 _KEEP_BEFORE_MATCH = 100
@@ -62,6 +65,7 @@ def content_lines(
     out: list[str] = []
     matches = files = 0
     for hit in hits:
+        shown_path = escaped(hit.path)
         if matches >= max_results or budget.exhausted or hit.path not in by_path:
             break
         previous: int | None = None
@@ -74,7 +78,7 @@ def content_lines(
                     break
                 out.append("--")
             sep = ":" if line.is_match else "-"
-            entry = f"{hit.path}{sep}{line.number}{sep}{clip(line.text, line.match_start)}"
+            entry = f"{shown_path}{sep}{line.number}{sep}{clip(line.text, line.match_start)}"
             if not budget.take(entry):
                 break
             out.append(entry)
@@ -89,8 +93,9 @@ def content_lines(
 
 
 def listed_lines(entries: list[str], max_results: int, budget: Budget) -> list[str]:
+    """The first max_results entries (paths, or `path:count`) that fit the budget, names escaped."""
     out: list[str] = []
-    for entry in entries[:max_results]:
+    for entry in map(escaped, entries[:max_results]):
         if not budget.take(entry):
             break
         out.append(entry)

@@ -8,7 +8,6 @@ differ only in how they find hits; the fallback is imported when it is needed, s
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -17,10 +16,9 @@ from pydantic import Field
 
 from sneakycode.config.files import kind_of
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.process.environment import find_program
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.search import ripgrep
 from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line
+from sneakycode.tools.search.engine import Backend, backend
 from sneakycode.tools.search.globs import EVERYTHING, FileFilter, GlobError, Narrowing, RootStatus
 from sneakycode.tools.search.render import (
     Budget,
@@ -30,6 +28,7 @@ from sneakycode.tools.search.render import (
     path_key,
     plural,
 )
+from sneakycode.tools.search.verify import reachable, reachable_first, verified_lines
 from sneakycode.workspace.files import Workspace
 
 _NOTICE_RESERVE = 600
@@ -153,9 +152,9 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         include_ignored=args.include_ignored,
         max_filesize=ctx.settings.max_file_size_bytes,
     )
-    engine = backend(ctx)
+    engine = backend(ctx, scope.roots, scope.narrowing.max_depth, args.include_ignored)
     if scope.single_file:
-        report, by_path = grep_one_file(request, scope, engine)
+        report, by_path = grep_one_file(request, scope, engine, ws.root)
         hits = report.files
     else:
         report = engine.count(request) if scope.roots else GrepReport([], complete=True, searched=0)
@@ -164,13 +163,16 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         by_path = {}
         if content:
             chosen = pick_files(hits, args.max_results)
-            by_path = engine.lines(request, chosen)
+            by_path = verified_lines(ws.root, engine.lines(request, chosen))
             fetched = set(chosen)  # a set: hits can be thousands, chosen up to max_results
             hits = [hit for hit in hits if hit.path in by_path or hit.path not in fetched]
-        hits = [hit for hit in hits if still_inside(ws, hit.path)]
+    # What ripgrep reported is shown only where it holds inside the workspace (see verify.py).
+    reached = reachable(ws.root, (hit.path for hit in hits if hit.path not in by_path))
+    hits = [hit for hit in hits if hit.path in by_path or hit.path in reached]
+    skipped = engine.skipped_notice(ws)
     if not hits:
-        return no_matches(args, scope, request, engine, ws.display(target), report)
-    budget = Budget(ctx.output_limit - _NOTICE_RESERVE)
+        return no_matches(args, scope, request, engine, ws.display(target), report, skipped)
+    budget = Budget(ctx.output_limit - _NOTICE_RESERVE - len(skipped))
     total = sum(hit.matched_lines for hit in hits)
     if content:
         shown = content_lines(hits, by_path, args.max_results, args.context_lines, budget)
@@ -198,18 +200,20 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
     else:
         message = f"{plural(total, 'matching line')} in {plural(len(hits), 'file')}."
     return ToolResult.ok(
-        "\n".join(lines), message, matches=total, files=len(hits), shown=shown_count, truncated=cut,
-        backend=engine.name,
+        "\n".join(lines), with_notice(message, skipped), matches=total, files=len(hits), shown=shown_count,
+        truncated=cut, backend=engine.name,
     )
 
 
-def grep_one_file(request: GrepRequest, scope: Scope, engine: Backend) -> tuple[GrepReport, dict[str, list[Line]]]:
+def grep_one_file(
+    request: GrepRequest, scope: Scope, engine: Backend, root: Path
+) -> tuple[GrepReport, dict[str, list[Line]]]:
     """The grep of a file named as `path`: its lines first (counting cannot tell a binary file from text;
     fetching its lines can), and the count pass only when the lines stopped at line_limit."""
     path = scope.roots[0]
     if not scope.keeps(path):
         return GrepReport([], complete=True, searched=0), {}
-    by_path = engine.lines(request, [path])
+    by_path = verified_lines(root, engine.lines(request, [path]))
     matched = sum(line.is_match for line in by_path.get(path, []))
     if matched < request.line_limit or request.first_match_only:
         return GrepReport([FileHits(path, matched)] if matched else [], complete=True, searched=1), by_path
@@ -229,47 +233,24 @@ def pick_files(hits: list[FileHits], max_results: int) -> list[str]:
 
 
 def no_matches(
-    args: GrepFilesArgs, scope: Scope, request: GrepRequest, engine: Backend, where: str, report: GrepReport
+    args: GrepFilesArgs,
+    scope: Scope,
+    request: GrepRequest,
+    engine: Backend,
+    where: str,
+    report: GrepReport,
+    skipped: str,
 ) -> ToolResult:
     searched = count_searched(scope, request, engine, report)
     filtered = f" matching file_pattern {args.file_pattern!r}" if scope.file_filter else ""
     message = f"No matches for {args.pattern!r} in {where}{filtered} ({plural(searched, 'file')} searched)."
     if not args.include_ignored and not scope.single_file:
         message += " " + IGNORED_HINT
-    return ToolResult.ok(message=message, matches=0, files=0, backend=engine.name)
+    return ToolResult.ok(message=with_notice(message, skipped), matches=0, files=0, backend=engine.name)
 
 
-@dataclass(frozen=True)
-class Backend:
-    """The search engine of this call: ripgrep when it is installed, else the pure-Python fallback."""
-
-    name: str
-    count: Callable[[GrepRequest], GrepReport]
-    lines: Callable[[GrepRequest, list[str]], dict[str, list[Line]]]
-    find: Callable[[FindRequest], list[str]]
-
-
-def backend(ctx: ToolContext) -> Backend:
-    cwd, cancel = ctx.workspace.root, ctx.cancel
-    rg = ripgrep.locate_rg()
-    if rg is not None and ctx.workspace.contains(Path(os.path.realpath(rg))):
-        # rg runs outside the sandbox: never one that a sandboxed command could have written.
-        rg = find_program("rg", not_under=cwd)
-    if rg is not None:
-        return Backend(
-            "ripgrep",
-            lambda request: ripgrep.count(rg, request, cwd=cwd, cancel=cancel),
-            lambda request, paths: ripgrep.lines(rg, request, paths, cwd=cwd, cancel=cancel),
-            lambda request: ripgrep.find(rg, request, cwd=cwd, cancel=cancel),
-        )
-    from sneakycode.tools.search import fallback as fallback
-
-    return Backend(
-        "python",
-        lambda request: fallback.count(request, cwd=cwd, cancel=cancel),
-        lambda request, paths: fallback.lines(request, paths, cwd=cwd, cancel=cancel),
-        lambda request: fallback.find(request, cwd=cwd, cancel=cancel),
-    )
+def with_notice(message: str, notice: str) -> str:
+    return f"{message}\n{notice}" if notice else message
 
 
 def count_searched(scope: Scope, request: GrepRequest, engine: Backend, report: GrepReport) -> int:
@@ -315,20 +296,22 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         )
     file_filter = parse_filter(args.pattern, "pattern")
     scope = build_scope(ws, target, file_filter)
-    engine = backend(ctx)
+    engine = backend(ctx, scope.roots, scope.narrowing.max_depth, args.include_ignored)
+    skipped = engine.skipped_notice(ws)
     found = engine.find(FindRequest(scope.roots, scope.narrowing, args.include_ignored)) if scope.roots else []
     paths = [path for path in found if scope.keeps(path) and ctx.hidden(path) is None]
     if args.sort == "mtime":
         paths.sort(key=lambda path: (-_mtime(ws.root / path), path_key(path)))
     else:
         paths.sort(key=path_key)
+    paths = reachable_first(ws.root, paths, args.max_results)
     where = ws.display(target)
     if not paths:
         message = f"No files match {args.pattern!r} in {where}."
         if not args.include_ignored:
             message += " " + IGNORED_HINT.replace("search", "list")
-        return ToolResult.ok(message=message, files=0, backend=engine.name)
-    budget = Budget(ctx.output_limit - _NOTICE_RESERVE)
+        return ToolResult.ok(message=with_notice(message, skipped), files=0, backend=engine.name)
+    budget = Budget(ctx.output_limit - _NOTICE_RESERVE - len(skipped))
     lines = listed_lines(paths, args.max_results, budget)
     if len(lines) < len(paths):
         message = (
@@ -337,14 +320,9 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         )
     else:
         message = f"{plural(len(paths), 'file')}."
-    return ToolResult.ok("\n".join(lines), message, files=len(paths), shown=len(lines), backend=engine.name)
-
-
-def still_inside(ws: Workspace, path: str) -> bool:
-    """A path ripgrep reported is still inside the workspace once links are resolved. ripgrep walks by path
-    names, so a folder swapped for a link to outside during the search could lead it there: what it found
-    there is dropped rather than shown (hardening class 4)."""
-    return ws.contains(Path(os.path.realpath(ws.root / path)))
+    return ToolResult.ok(
+        "\n".join(lines), with_notice(message, skipped), files=len(paths), shown=len(lines), backend=engine.name
+    )
 
 
 def refuse_hidden(ctx: ToolContext, path: str) -> None:

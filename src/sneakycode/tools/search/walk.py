@@ -11,7 +11,9 @@ of the search root count too, and a root named explicitly is searched even when 
 
 Ignore files come with the repository, so they are read only when they are regular files of at most
 IGNORE_FILE_LIMIT bytes (a FIFO would hang the walk, `/dev/zero` exhaust memory); any other is skipped and
-listed in `Chain.unread`, for the tool to say so.
+listed in `Chain.unread`, for the tool to say so. ripgrep has no such limit, so `skipped_ignore_files` walks
+the folders a search would enter (never reading a file but ignore files) and tells the tools when ripgrep
+must not run (engine.py).
 
 pathspec is not used: it also matches a path through its parent folders, so the common idiom
 `*` / `!*/` / `!*.py` gives a different answer than git and ripgrep.
@@ -22,13 +24,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from contextlib import suppress
 from dataclasses import dataclass
 
 from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
 from sneakycode.tools.search.globs import GlobError, expand_braces, glob_to_regex
 
 IGNORE_KINDS = (".rgignore", ".ignore", ".gitignore")
+_LEVEL_NAMES = frozenset((*IGNORE_KINDS, ".git"))
 IGNORE_FILE_LIMIT = 1 << 20
 _GITDIR_FILE_LIMIT = 4096
 
@@ -89,39 +91,46 @@ class RuleSet:
         return None
 
 
-def _read_rules(path: str, unread: list[tuple[str, str]]) -> RuleSet | None:
-    """The rules of one ignore file; one that exists but is not read is added to `unread` with the reason."""
+def _read_bounded(path: str, limit: int, unread: list[tuple[str, str]]) -> bytes | None:
+    """The bytes of a regular file of at most `limit` bytes; None when there is none, and when there is
+    something else, which is added to `unread` with the reason."""
     try:
-        text = read_regular(path, IGNORE_FILE_LIMIT).decode("utf-8", errors="replace")
+        return read_regular(path, limit)
     except (FileNotFoundError, NotADirectoryError):
         return None
     except NotRegularFile as exc:
         unread.append((path, f"{exc.kind}, not a regular file"))
-        return None
     except OverLimit:
-        unread.append((path, f"larger than {IGNORE_FILE_LIMIT} bytes"))
-        return None
+        unread.append((path, f"larger than {limit} bytes"))
     except OSError as exc:
         unread.append((path, f"cannot be read: {exc.strerror}"))
+    return None
+
+
+def _read_rules(path: str, unread: list[tuple[str, str]]) -> RuleSet | None:
+    """The rules of one ignore file; one that exists but is not read is added to `unread` with the reason."""
+    data = _read_bounded(path, IGNORE_FILE_LIMIT, unread)
+    if data is None:
         return None
+    text = data.decode("utf-8", errors="replace")
     rules = [rule for line in text.removeprefix("\ufeff").split("\n") if (rule := parse_ignore_line(line))]
     return RuleSet(rules) if rules else None
 
 
-def _git_exclude_path(folder: str) -> str | None:
+def _git_exclude_path(folder: str, unread: list[tuple[str, str]]) -> str | None:
+    """Where the folder's `info/exclude` is. A `.git` file (a worktree's) and the `commondir` it leads to are
+    read by ripgrep too, whole: one that is not a small regular file is in `unread`, like an ignore file."""
     dot_git = os.path.join(folder, ".git")
     if os.path.isdir(dot_git):
         return os.path.join(dot_git, "info", "exclude")
-    try:
-        first = read_regular(dot_git, _GITDIR_FILE_LIMIT).decode("utf-8").split("\n", 1)[0].strip()
-    except (OSError, UnicodeDecodeError):
-        return None
+    data = _read_bounded(dot_git, _GITDIR_FILE_LIMIT, unread)
+    first = data.decode("utf-8", errors="replace").split("\n", 1)[0].strip() if data is not None else ""
     if not first.startswith("gitdir:"):
         return None
     git_dir = os.path.join(folder, first[len("gitdir:") :].strip())
-    with suppress(OSError, UnicodeDecodeError):
-        common = read_regular(os.path.join(git_dir, "commondir"), _GITDIR_FILE_LIMIT)
-        git_dir = os.path.join(git_dir, common.decode("utf-8").strip())
+    common = _read_bounded(os.path.join(git_dir, "commondir"), _GITDIR_FILE_LIMIT, unread)
+    if common is not None:
+        git_dir = os.path.join(git_dir, common.decode("utf-8", errors="replace").strip())
     return os.path.join(git_dir, "info", "exclude")
 
 
@@ -139,7 +148,7 @@ class Level:
     def load(cls, folder: str) -> Level:
         unread: list[tuple[str, str]] = []
         custom, ignore, git = (_read_rules(os.path.join(folder, name), unread) for name in IGNORE_KINDS)
-        exclude_path = _git_exclude_path(folder)
+        exclude_path = _git_exclude_path(folder, unread)
         exclude = _read_rules(exclude_path, unread) if exclude_path else None
         has_git = os.path.exists(os.path.join(folder, ".git"))
         return cls(folder, (custom, ignore, git, exclude), has_git, tuple(unread))
@@ -212,35 +221,82 @@ def walk_files(cwd: str, roots: list[str], options: WalkOptions) -> Iterator[tup
     to cwd; a root that is a file is yielded as it is)."""
     for root in roots:
         top = os.path.normpath(os.path.join(cwd, root))
-        shown = "" if root in ("", ".") else root.rstrip("/") + "/"
         if not os.path.isdir(top):
             if os.path.isfile(top):
                 yield root, top
             continue
-        chain = Chain() if options.include_ignored else Chain.above(top)
-        stack: list[tuple[str, str, Chain, int]] = [(top, shown, chain, 1)]
-        while stack:
-            folder, prefix, chain, depth = stack.pop()
+        for folder in walk_folders(cwd, root, options):
+            for entry in folder.files:
+                if entry.is_file(follow_symlinks=False) and _wanted_file(entry, folder.chain, options):
+                    yield folder.prefix + entry.name, entry.path
+
+
+@dataclass(frozen=True)
+class Folder:
+    """A folder the walk entered: its path relative to cwd (with a final `/`, "" for cwd), the ignore rules
+    that apply inside it, and its entries that are neither folders nor `.git`."""
+
+    prefix: str
+    chain: Chain
+    files: list[os.DirEntry[str]]  # links among them: ripgrep follows none
+
+
+def walk_folders(cwd: str, root: str, options: WalkOptions, *, files: bool = True) -> Iterator[Folder]:
+    """Every folder ripgrep would enter under the folder `root` (relative to cwd), depth first: ignored
+    folders, `.git` and links are not entered, nor folders deeper than max_depth. `files` off leaves
+    Folder.files empty (a walk that only looks at folders)."""
+    top = os.path.normpath(os.path.join(cwd, root))
+    shown = "" if root in ("", ".") else root.rstrip("/") + "/"
+    chain = Chain() if options.include_ignored else Chain.above(top)
+    # A folder's own ignore files are loaded once its entries are known, and only when it has one (or a
+    # `.git`): most folders have none, and probing each for five names would double the walk's system calls.
+    stack: list[tuple[str, str, Chain, int]] = [(top, shown, chain, 1)]
+    first = True
+    while stack:
+        folder, prefix, chain, depth = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        found: list[os.DirEntry[str]] = []
+        folders: list[os.DirEntry[str]] = []
+        level = False
+        for entry in entries:
+            name = entry.name
+            if name in _LEVEL_NAMES:
+                level = True
+                if name == ".git":
+                    continue
             try:
-                entries = list(os.scandir(folder))
+                is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            for entry in entries:
-                if entry.name == ".git" or entry.is_symlink():
-                    continue
-                try:
-                    is_dir = entry.is_dir(follow_symlinks=False)
-                except OSError:
-                    continue
-                if is_dir:
-                    if options.max_depth is not None and depth >= options.max_depth:
-                        continue
-                    if chain.levels and chain.ignored(entry.path, True):
-                        continue
-                    inner = chain if options.include_ignored else chain.descend(entry.path)
-                    stack.append((entry.path, prefix + entry.name + "/", inner, depth + 1))
-                elif entry.is_file(follow_symlinks=False) and _wanted_file(entry, chain, options):
-                    yield prefix + entry.name, entry.path
+            if is_dir:
+                folders.append(entry)
+            elif files:
+                found.append(entry)
+        if level and not first and not options.include_ignored:
+            chain = chain.descend(folder)
+        first = False
+        deeper = options.max_depth is None or depth < options.max_depth
+        for entry in folders if deeper else ():
+            if not (chain.levels and chain.ignored(entry.path, True)):
+                stack.append((entry.path, prefix + entry.name + "/", chain, depth + 1))
+        yield Folder(prefix, chain, found)
+
+
+def skipped_ignore_files(cwd: str, roots: list[str], max_depth: int | None) -> dict[str, str]:
+    """The ignore files a search of `roots` would meet that are not read (absolute path: why not), for the
+    folders named in `roots` and every folder the walk enters, their parents included."""
+    skipped: dict[str, str] = {}
+    options = WalkOptions(max_depth=max_depth)
+    for root in roots:
+        if not os.path.isdir(os.path.join(cwd, root)):
+            continue  # ripgrep reads no ignore file for a file it is given by name
+        for folder in walk_folders(cwd, root, options, files=False):
+            for path, reason in folder.chain.unread:
+                skipped.setdefault(path, reason)
+    return skipped
 
 
 def _wanted_file(entry: os.DirEntry[str], chain: Chain, options: WalkOptions) -> bool:
