@@ -32,7 +32,10 @@ lint: $(VENV)/.installed-dev
 	$(PY) -m mypy src
 	$(VENV)/bin/lint-imports
 
+# The reference tools the benchmarks compare against (bench/html_convert.py), installed on their own: pip 23's
+# resolver fails on readability-lxml's `lxml[html_clean]` when it is resolved together with this package.
 bench: $(VENV)/.installed-dev
+	$(PIP) install 'markdownify>=0.11' 'readability-lxml>=0.8'
 	$(PY) bench/run_all.py
 
 docs: $(VENV)/.installed-dev
