@@ -1,0 +1,61 @@
+"""gpt-oss Harmony: the reply is a run of messages, `<|channel|>CHANNEL [to=RECIPIENT] [<|constrain|>json]
+<|message|>BODY` ended by `<|end|>`, `<|call|>` or `<|return|>` (each may open with `<|start|>assistant`, and the
+recipient may sit there instead). A message to `functions.NAME` is a call with a JSON body; `analysis` is
+reasoning and is dropped from the text; `final` (and a `commentary` preamble with no recipient) is what the
+user reads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sneakycode.agent.model.dialects.base import Block, Dialect, read_json, skip_space, why
+from sneakycode.agent.model.text_call_args import Schemas, call_with_arguments, invalid_call
+from sneakycode.agent.protocol import ToolCall
+
+HEADER = re.compile(
+    r"(?:<\|start\|>(?P<role>[^<]*))?<\|channel\|>(?P<channel>[^<]*?)(?:<\|constrain\|>(?P<constrain>[^<]*))?"
+    r"<\|message\|>"
+)
+_END = re.compile(r"<\|end\|>|<\|call\|>|<\|return\|>|(?=<\|start\|>)|(?=<\|channel\|>)")
+_RECIPIENT = re.compile(r"\bto=(\S+)")
+
+
+def _call(recipient: str, body: str, schemas: Schemas) -> ToolCall:
+    name = recipient.removeprefix("functions.")
+    if not body.strip():
+        return call_with_arguments(name, {}, "harmony", schemas)
+    try:
+        value, end = read_json(body, skip_space(body, 0))
+    except ValueError as exc:
+        return invalid_call(f"the arguments of {name} are not valid JSON ({why(exc)})", "harmony", schemas, name)
+    if body[end:].strip():
+        return invalid_call(f"the arguments of {name} are followed by stray text", "harmony", schemas, name)
+    return call_with_arguments(name, value, "harmony", schemas)
+
+
+def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
+    del family
+    first = HEADER.search(content)
+    if first is None:
+        return
+    calls: list[ToolCall] = []
+    shown: list[str] = []
+    position = first.start()
+    end = position
+    while (header := HEADER.match(content, position)) is not None:
+        closing = _END.search(content, header.end())
+        body = content[header.end() : len(content) if closing is None else closing.start()]
+        end = len(content) if closing is None else closing.end()
+        recipient = _RECIPIENT.search(f"{header.group('role') or ''} {header.group('channel')}")
+        channel = header.group("channel").split()[0] if header.group("channel").split() else ""
+        if recipient:
+            calls.append(_call(recipient.group(1), body, schemas))
+        elif channel != "analysis":
+            shown.append(body.strip())
+        position = skip_space(content, end)
+    yield Block(first.start(), end, calls, text="\n\n".join(part for part in shown if part))
+
+
+DIALECT = Dialect("harmony", re.compile(r"<\|channel\|>"), ("<|channel|>", "<|start|>"), find)

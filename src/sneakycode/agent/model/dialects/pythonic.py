@@ -1,0 +1,119 @@
+"""Pythonic calls: `[get_weather(city="Paris"), get_time()]` (Llama 3.2 / Llama 4, ToolACE), Llama 4's
+`<|python_start|>...<|python_end|>`, and OLMo's newline-separated calls in `<function_calls>`.
+
+The text is parsed with Python's `ast` and only literals are read from it (`ast.literal_eval` on each argument
+node, plus JSON's `true`/`false`/`null`, which OLMo writes): nothing is ever evaluated. A positional argument
+has no name to pass on, so such a call is unreadable rather than run without it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from sneakycode.agent.model.dialects.base import END_TOKENS, Block, Dialect, unreadable_block
+from sneakycode.agent.model.text_call_args import Schemas, call_with_arguments
+from sneakycode.agent.protocol import ToolCall
+
+LIST_START = re.compile(r"\s*\[\s*[A-Za-z_][\w.]*\s*\(")
+_WRAPPERS = (("<|python_start|>", "<|python_end|>"), ("<function_calls>", "</function_calls>"))
+_JSON_NAMES = {"true": True, "false": False, "null": None}
+_MAX_TEXT = 200_000  # ast on a huge reply is slow and deep; no real call list is this long
+
+
+class _NotLiteral(ValueError):
+    pass
+
+
+def _literal(node: ast.expr) -> Any:
+    if isinstance(node, ast.Name) and node.id in _JSON_NAMES:
+        return _JSON_NAMES[node.id]
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_literal(item) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):
+            raise _NotLiteral("a ** expansion is not a literal")
+        return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values, strict=True) if k is not None}
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError) as exc:
+        raise _NotLiteral(f"{ast.unparse(node)[:40]!r} is not a literal value") from exc
+    if not isinstance(value, str | int | float | bool | type(None)):  # sets, bytes, complex: not JSON
+        raise _NotLiteral(f"{ast.unparse(node)[:40]!r} is not a JSON value")
+    return value
+
+
+def _call(node: ast.expr) -> tuple[str, dict[str, Any]]:
+    if not isinstance(node, ast.Call):
+        raise _NotLiteral("an item of the list is not a call")
+    name = ast.unparse(node.func)
+    if not re.fullmatch(r"[A-Za-z_][\w.]*", name):
+        raise _NotLiteral(f"{name[:40]!r} is not a tool name")
+    if node.args or any(k.arg is None for k in node.keywords):
+        raise _NotLiteral(f"the call of {name} passes an argument without its name")
+    return name, {str(k.arg): _literal(k.value) for k in node.keywords}
+
+
+def read_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
+    """The calls in a Python list (or single call) expression; raises ValueError if it is anything else."""
+    if len(text) > _MAX_TEXT:
+        raise _NotLiteral("the call list is too long")
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, RecursionError, ValueError) as exc:
+        raise _NotLiteral("it is not a Python call list") from exc
+    nodes = tree.elts if isinstance(tree, ast.List) else [tree]
+    if not nodes:
+        raise _NotLiteral("the call list is empty")
+    return [_call(node) for node in nodes]
+
+
+def read_call(text: str) -> tuple[str, dict[str, Any], str]:
+    """One `name(key=value, ...)` call: (name, arguments, why it cannot be read or "")."""
+    try:
+        calls = read_calls(text)
+    except ValueError as exc:
+        return "", {}, f"the call cannot be read ({exc})"
+    if len(calls) != 1:
+        return "", {}, "the call cannot be read (expected exactly one call)"
+    return calls[0][0], calls[0][1], ""
+
+
+def _calls(text: str, schemas: Schemas) -> list[ToolCall]:
+    return [call_with_arguments(name, arguments, "pythonic", schemas) for name, arguments in read_calls(text)]
+
+
+def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
+    for opening, closing in _WRAPPERS:
+        start = content.find(opening)
+        if start < 0:
+            continue
+        end_at = content.find(closing, start)
+        body = content[start + len(opening) : len(content) if end_at < 0 else end_at]
+        end = len(content) if end_at < 0 else end_at + len(closing)
+        lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
+        text = body if LIST_START.match(body) else "[" + ", ".join(lines) + "]"
+        try:
+            yield Block(start, end, _calls(text, schemas))
+        except ValueError as exc:
+            yield unreadable_block(start, end, f"the {opening} block cannot be read ({exc})", "pythonic", schemas)
+        return
+    whole = END_TOKENS.sub("", content).strip()
+    bare = family == "olmo" and re.match(r"[A-Za-z_][\w.]*\(", whole) is not None
+    if LIST_START.match(whole) or bare:
+        lines = [line.strip() for line in whole.splitlines() if line.strip()]
+        try:  # the whole reply is the call list; anything else is prose that happens to start with `[`
+            calls = _calls("[" + ", ".join(lines) + "]" if bare else whole, schemas)
+        except ValueError:
+            return
+        yield Block(len(content) - len(content.lstrip()), len(content), calls)
+
+
+DIALECT = Dialect(
+    "pythonic",
+    re.compile(r"<\|python_start\|>|<function_calls>|\A\s*\[\s*[A-Za-z_][\w.]*\s*\(|\A\s*[A-Za-z_][\w.]*\("),
+    ("<|python_start|>", "<function_calls>"),
+    find,
+)
