@@ -73,6 +73,8 @@ DIALECT_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"hunyuan", "hunyuan"),
         (r"granite", "granite"),
         (r"olmo", "olmo"),
+        (r"functiongemma", "functiongemma"),
+        (r"gemma", "gemma"),
         (r"hermes|nous", "hermes"),
         (r"llama-?3\.2|llama3\.2|llama-?4|llama4|toolace", "pythonic"),
         (r"llama", "llama3_json"),

@@ -37,6 +37,9 @@ FORMATS = {
     '{"KEY": VALUE}<|tool_call_end|><|tool_calls_section_end|>',
     "harmony": '<|channel|>commentary to=functions.TOOL <|constrain|>json<|message|>{"KEY": VALUE}<|call|>',
     "granite": '<|tool_call|>[{"name": "TOOL", "arguments": {"KEY": VALUE}}]',
+    "gemma": '<|tool_call>call:TOOL{KEY:<|"|>VALUE<|"|>}<tool_call|>',
+    "functiongemma": "<start_function_call>call:TOOL{KEY:<escape>VALUE<escape>}<end_function_call>",
+    "functools": 'functools[{"name": "TOOL", "arguments": {"KEY": VALUE}}]',
     "jamba": '<tool_calls>[{"name": "TOOL", "arguments": {"KEY": VALUE}}]</tool_calls>',
     "hunyuan": "<tool_calls><tool_call>TOOL<tool_sep><arg_key>KEY</arg_key><arg_value>VALUE</arg_value></tool_call>"
     "</tool_calls>",

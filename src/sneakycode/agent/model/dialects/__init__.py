@@ -12,6 +12,7 @@ import re
 from sneakycode.agent.model.dialects import (
     deepseek,
     functionary,
+    gemma,
     harmony,
     json_blocks,
     json_reply,
@@ -32,9 +33,11 @@ DIALECTS: tuple[Dialect, ...] = (
     deepseek.DIALECT,
     kimi.DIALECT,
     minimax_m2.DIALECT,
+    gemma.DIALECT,
     json_blocks.COMMAND_R,
     json_blocks.INTERNLM,
     json_blocks.GRANITE,
+    json_blocks.FUNCTOOLS_LIST,
     json_blocks.TOOL_CALLS_TAG,
     mistral.DIALECT,
     llama.DIALECT,
@@ -55,13 +58,14 @@ _PARSER_OF_FAMILY = {
     "hunyuan": "jamba",
     "xlam": "json",
     "olmo": "pythonic",
+    "functiongemma": "gemma",
 }
 
 MARKERS: tuple[str, ...] = tuple(marker for dialect in DIALECTS for marker in dialect.markers)
 # Where a block may start mid-reply: streamed text from here on is held back until the reply is complete.
 OPENERS = re.compile(
     "|".join(d.opener.pattern for d in DIALECTS if d.name not in ("reasoning", "json", "pythonic", "functionary_v3"))
-    + r"|<\|python_start\|>|<function_calls>|>>>[A-Za-z_]"
+    + r"|<\|python_start\|>|<function_calls>|<\|tool_call_start\|>|>>>[A-Za-z_]"
 )
 
 

@@ -48,7 +48,9 @@ END_TOKEN_LIST = (
     "<|eom_id|>", "<|eot_id|>", "<|eot|>", "</s>", "<｜end▁of▁sentence｜>", "<|im_end|>", "<|endoftext|>",
     "<|end|>", "<|return|>", "<|call|>", "<|END_OF_TURN_TOKEN|>", "<|python_end|>", "</answer>",
 )
-END_TOKENS = re.compile(r"(?:" + "|".join(re.escape(t) for t in END_TOKEN_LIST) + r"|\s)*$")
+END_TOKENS = re.compile(
+    r"(?:" + "|".join(re.escape(t) for t in END_TOKEN_LIST) + r"|<[｜|]end[▁_ ]of[▁_ ]sentence[｜|]>|\s)*$"
+)
 FENCE = re.compile(r"^```[a-zA-Z]*[ \t]*\n?(.*?)\s*```$", re.DOTALL)
 _DECODER = json.JSONDecoder()
 

@@ -24,6 +24,7 @@ CALLS_END = re.compile(_token("tool", "calls", "end"))
 CALL_BEGIN = re.compile(_token("tool", "call", "begin"))
 CALL_END = re.compile(_token("tool", "call", "end"))
 SEP = re.compile(_token("tool", "sep"))
+_BARE_FIRST = re.compile(r"\s*function" + SEP.pattern)
 
 
 def _format(family: str | None) -> str:
@@ -52,10 +53,12 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
     end = len(content) if closing is None else closing.end()
     region = content[opened.start() : end if closing is None else closing.start()]
     calls: list[ToolCall] = []
-    begins = list(CALL_BEGIN.finditer(region))
-    for index, begin in enumerate(begins):
-        start = begin.end()
-        stop = begins[index + 1].start() if index + 1 < len(begins) else len(region)
+    starts = [begin.end() for begin in CALL_BEGIN.finditer(region)]
+    lead = CALLS_BEGIN.match(region)
+    if lead and _BARE_FIRST.match(region, lead.end()) and CALL_END.search(region):
+        starts.insert(0, lead.end())  # R1 may leave out the first call's begin token, never its end token
+    for index, start in enumerate(starts):
+        stop = starts[index + 1] if index + 1 < len(starts) else len(region)
         stopped = CALL_END.search(region, start, stop)
         calls.append(_call(region[start : stopped.start() if stopped else stop], schemas, family))
     if not calls:

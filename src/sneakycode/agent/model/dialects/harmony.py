@@ -1,8 +1,8 @@
 """gpt-oss Harmony: the reply is a run of messages, `<|channel|>CHANNEL [to=RECIPIENT] [<|constrain|>json]
-<|message|>BODY` ended by `<|end|>`, `<|call|>` or `<|return|>` (each may open with `<|start|>assistant`, and the
-recipient may sit there instead). A message to `functions.NAME` is a call with a JSON body; `analysis` is
-reasoning and is dropped from the text; `final` (and a `commentary` preamble with no recipient) is what the
-user reads.
+<|message|>BODY`, each ended by `<|end|>`, `<|call|>` or `<|return|>`. A message may open with
+`<|start|>assistant`, and the recipient may sit there instead (or open the reply, when the prompt ended with
+the role). A message to `functions.NAME` is a call with a JSON body; `analysis` is reasoning and is dropped
+from the text; `final` (and a `commentary` preamble with no recipient) is what the user reads.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from sneakycode.agent.model.text_call_args import Schemas, call_with_arguments, 
 from sneakycode.agent.protocol import ToolCall
 
 HEADER = re.compile(
-    r"(?:<\|start\|>(?P<role>[^<]*))?<\|channel\|>(?P<channel>[^<]*?)(?:<\|constrain\|>(?P<constrain>[^<]*))?"
+    r"(?:<\|start\|>(?P<role>[^<]*)|(?P<lead>\A\s*to=[^<\s]+\s*))?<\|channel\|>(?P<channel>[^<]*?)(?:<\|constrain\|>(?P<constrain>[^<]*))?"
     r"<\|message\|>"
 )
 _END = re.compile(r"<\|end\|>|<\|call\|>|<\|return\|>|(?=<\|start\|>)|(?=<\|channel\|>)")
@@ -48,7 +48,10 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         closing = _END.search(content, header.end())
         body = content[header.end() : len(content) if closing is None else closing.start()]
         end = len(content) if closing is None else closing.end()
-        recipient = _RECIPIENT.search(f"{header.group('role') or ''} {header.group('channel')}")
+        # The recipient sits in the role part, in the channel part, or (when the prompt ended with the role)
+        # at the very start of the reply.
+        role = header.group("role") or header.group("lead") or ""
+        recipient = _RECIPIENT.search(f"{role} {header.group('channel')}")
         channel = header.group("channel").split()[0] if header.group("channel").split() else ""
         if recipient:
             calls.append(_call(recipient.group(1), body, schemas))

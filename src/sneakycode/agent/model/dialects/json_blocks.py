@@ -1,4 +1,5 @@
-"""The dialects whose calls are JSON after a model-specific token: Granite `<|tool_call|>[...]`, Jamba and
+"""The dialects whose calls are JSON after a model-specific token: Granite `<|tool_call|>[...]`, FireFunction v2 and
+Phi-4-mini `functools[...]`, Jamba and
 Hunyuan-A13B `<tool_calls>[...]</tool_calls>`, MiniMax-Text `<tool_calls>` with one JSON object per line (the
 same tag holds Hunyuan's `<tool_call>NAME<tool_sep><arg_key>..` in its newer models), Command R7B
 `<|START_ACTION|>[{"tool_name": ..., "parameters": ...}]<|END_ACTION|>` and InternLM
@@ -19,6 +20,7 @@ from sneakycode.agent.model.text_call_args import (
 )
 from sneakycode.agent.protocol import ToolCall
 
+FUNCTOOLS = "functools"
 _HUNYUAN_CALL = re.compile(r"<tool_call>(.*?)<tool_sep>(.*?)(?:</tool_call>|\Z)", re.DOTALL)
 _HUNYUAN_ARG = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)(?:</arg_value>|\Z)", re.DOTALL)
 
@@ -38,6 +40,9 @@ def _json_after(
     position = content.find(opener)
     while position >= 0:
         body = position + len(opener)
+        if opener == FUNCTOOLS and not content.startswith("[", body):  # the word, not the marker
+            position = content.find(opener, body)
+            continue
         closing = content.find(closer, body) if closer else -1
         try:
             values, end = json_values(content, body, separators=",;")
@@ -61,6 +66,11 @@ def _json_after(
             ]
             yield Block(position, end, read)
         position = content.find(opener, max(end, body))
+
+
+def find_functools(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
+    del family
+    return _json_after(content, FUNCTOOLS, "", "functools", schemas)
 
 
 def find_granite(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
@@ -132,6 +142,7 @@ def find_tool_calls_tag(content: str, schemas: Schemas, family: str | None) -> I
         position = content.find("<tool_calls>", end)
 
 
+FUNCTOOLS_LIST = Dialect("functools", re.compile(r"functools\["), (), find_functools)
 GRANITE = Dialect("granite", re.compile(re.escape("<|tool_call|>")), ("<|tool_call|>",), find_granite)
 COMMAND_R = Dialect("command_r7b", re.compile(re.escape("<|START_ACTION|>")), ("<|START_ACTION|>",), find_command_r)
 INTERNLM = Dialect("internlm", re.compile(re.escape("<|action_start|>")), ("<|action_start|>",), find_internlm)

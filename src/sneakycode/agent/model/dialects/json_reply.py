@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from sneakycode.agent.model.dialects.base import END_TOKENS, FENCE, Block, Dialect, json_values
+from sneakycode.agent.model.dialects.base import END_TOKENS, FENCE, Block, Dialect, json_values, skip_space
+from sneakycode.agent.model.dialects.reasoning import answer_start
 from sneakycode.agent.model.text_call_args import ARGUMENT_KEYS, Schemas, call_from_json_object
 
 
@@ -33,10 +34,11 @@ def _is_call(obj: Any, schemas: Schemas) -> bool:
 
 def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
     del family
-    text = END_TOKENS.sub("", content).strip()
+    start = answer_start(content)
+    text = END_TOKENS.sub("", content[start:]).strip()
     fenced = FENCE.match(text)
     if fenced:
-        text = fenced.group(1)
+        text = fenced.group(1).strip()
     if not text.startswith(("{", "[")):
         return
     try:
@@ -47,8 +49,8 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         return
     objects = [obj for value in values for obj in _objects(value)]
     if objects and all(_is_call(obj, schemas) for obj in objects):
-        start = len(content) - len(content.lstrip())
+        start = skip_space(content, start)
         yield Block(start, len(content), [call_from_json_object(obj, "json", schemas) for obj in objects])
 
 
-DIALECT = Dialect("json", re.compile(r"\A\s*(?:\{|\[|```)"), (), find)
+DIALECT = Dialect("json", re.compile(r"\A\s*(?:\{|\[|```)|</think>\s*(?:\{|\[|```)"), (), find)

@@ -1,5 +1,6 @@
 """Pythonic calls: `[get_weather(city="Paris"), get_time()]` (Llama 3.2 / Llama 4, ToolACE), Llama 4's
-`<|python_start|>...<|python_end|>`, and OLMo's newline-separated calls in `<function_calls>`.
+`<|python_start|>...<|python_end|>`, OLMo's newline-separated calls in `<function_calls>`, and LFM2's
+`<|tool_call_start|>[...]<|tool_call_end|>` (a call list or a JSON list).
 
 The text is parsed with Python's `ast` and only literals are read from it (`ast.literal_eval` on each argument
 node, plus JSON's `true`/`false`/`null`, which OLMo writes): nothing is ever evaluated. A positional argument
@@ -9,17 +10,27 @@ has no name to pass on, so such a call is unreadable rather than run without it.
 from __future__ import annotations
 
 import ast
+import io
+import itertools
+import keyword
 import re
+import tokenize
 from collections.abc import Iterator
 from typing import Any
 
-from sneakycode.agent.model.dialects.base import END_TOKENS, Block, Dialect, unreadable_block
-from sneakycode.agent.model.text_call_args import Schemas, call_with_arguments
+from sneakycode.agent.model.dialects.base import END_TOKENS, Block, Dialect, json_values, skip_space, unreadable_block
+from sneakycode.agent.model.dialects.reasoning import answer_start
+from sneakycode.agent.model.text_call_args import Schemas, call_from_json_object, call_with_arguments
 from sneakycode.agent.protocol import ToolCall
 
 LIST_START = re.compile(r"\s*\[\s*[A-Za-z_][\w.]*\s*\(")
-_WRAPPERS = (("<|python_start|>", "<|python_end|>"), ("<function_calls>", "</function_calls>"))
+_WRAPPERS = (
+    ("<|python_start|>", "<|python_end|>"),
+    ("<function_calls>", "</function_calls>"),
+    ("<|tool_call_start|>", "<|tool_call_end|>"),
+)
 _JSON_NAMES = {"true": True, "false": False, "null": None}
+_KEYWORD_SUFFIX = "_kw_"
 _MAX_TEXT = 200_000  # ast on a huge reply is slow and deep; no real call list is this long
 
 
@@ -53,7 +64,23 @@ def _call(node: ast.expr) -> tuple[str, dict[str, Any]]:
         raise _NotLiteral(f"{name[:40]!r} is not a tool name")
     if node.args or any(k.arg is None for k in node.keywords):
         raise _NotLiteral(f"the call of {name} passes an argument without its name")
-    return name, {str(k.arg): _literal(k.value) for k in node.keywords}
+    return name, {str(k.arg).removesuffix(_KEYWORD_SUFFIX): _literal(k.value) for k in node.keywords}
+
+
+def _keyword_names_renamed(text: str) -> str:
+    """`text` with arguments named by a Python keyword (`from=`, OLMo writes them) renamed so `ast` reads them;
+    `_call` names them back. Tokens, not a regex, find them, so a `from=` inside a string is left alone."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    lines = text.splitlines(keepends=True)
+    for token, following in reversed(list(itertools.pairwise(tokens))):
+        if token.type == tokenize.NAME and keyword.iskeyword(token.string) and following.string == "=":
+            row, col = token.start
+            line = lines[row - 1]
+            lines[row - 1] = line[:col] + token.string + _KEYWORD_SUFFIX + line[token.end[1] :]
+    return "".join(lines)
 
 
 def read_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
@@ -61,7 +88,7 @@ def read_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
     if len(text) > _MAX_TEXT:
         raise _NotLiteral("the call list is too long")
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
+        tree = ast.parse(_keyword_names_renamed(text.strip()), mode="eval").body
     except (SyntaxError, RecursionError, ValueError) as exc:
         raise _NotLiteral("it is not a Python call list") from exc
     nodes = tree.elts if isinstance(tree, ast.List) else [tree]
@@ -85,22 +112,35 @@ def _calls(text: str, schemas: Schemas) -> list[ToolCall]:
     return [call_with_arguments(name, arguments, "pythonic", schemas) for name, arguments in read_calls(text)]
 
 
-def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
-    for opening, closing in _WRAPPERS:
-        start = content.find(opening)
-        if start < 0:
-            continue
+def _wrapped(content: str, schemas: Schemas, opening: str, closing: str) -> Iterator[Block]:
+    """Each `opening ... closing` block: a call list, calls one per line, or (LFM2) a JSON list."""
+    start = content.find(opening)
+    while start >= 0:
         end_at = content.find(closing, start)
         body = content[start + len(opening) : len(content) if end_at < 0 else end_at]
         end = len(content) if end_at < 0 else end_at + len(closing)
         lines = [line.strip() for line in body.strip().splitlines() if line.strip()]
         text = body if LIST_START.match(body) else "[" + ", ".join(lines) + "]"
         try:
-            yield Block(start, end, _calls(text, schemas))
+            if body.lstrip().startswith(("[{", "{")):
+                values, stop = json_values(body, 0)
+                if body[stop:].strip():
+                    raise ValueError("text follows the JSON")
+                yield Block(start, end, [call_from_json_object(v, "pythonic", schemas) for v in values])
+            else:
+                yield Block(start, end, _calls(text, schemas))
         except ValueError as exc:
             yield unreadable_block(start, end, f"the {opening} block cannot be read ({exc})", "pythonic", schemas)
-        return
-    whole = END_TOKENS.sub("", content).strip()
+        start = content.find(opening, end)
+
+
+def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
+    for opening, closing in _WRAPPERS:
+        if opening in content:
+            yield from _wrapped(content, schemas, opening, closing)
+            return
+    start = answer_start(content)
+    whole = END_TOKENS.sub("", content[start:]).strip()
     bare = family == "olmo" and re.match(r"[A-Za-z_][\w.]*\(", whole) is not None
     if LIST_START.match(whole) or bare:
         lines = [line.strip() for line in whole.splitlines() if line.strip()]
@@ -108,12 +148,15 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
             calls = _calls("[" + ", ".join(lines) + "]" if bare else whole, schemas)
         except ValueError:
             return
-        yield Block(len(content) - len(content.lstrip()), len(content), calls)
+        yield Block(skip_space(content, start), len(content), calls)
 
 
 DIALECT = Dialect(
     "pythonic",
-    re.compile(r"<\|python_start\|>|<function_calls>|\A\s*\[\s*[A-Za-z_][\w.]*\s*\(|\A\s*[A-Za-z_][\w.]*\("),
-    ("<|python_start|>", "<function_calls>"),
+    re.compile(
+        r"<\|python_start\|>|<function_calls>|<\|tool_call_start\|>|(?:\A|</think>)\s*\[\s*[A-Za-z_][\w.]*\s*\("
+        r"|\A\s*[A-Za-z_][\w.]*\("
+    ),
+    ("<|python_start|>", "<function_calls>", "<|tool_call_start|>"),
     find,
 )

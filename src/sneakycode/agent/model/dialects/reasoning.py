@@ -1,7 +1,7 @@
 """Reasoning written into the reply (`<think>`, `<thinking>`, Magistral's `[THINK]`, Command R7B's
-`<|START_THINKING|>`, Seed-OSS's `<seed:think>`): a block with no calls, so a call written while thinking is
-never read, let alone run. The client splits `<think>` off before parsing; this keeps the parser safe on its
-own (and covers the other spellings).
+`<|START_THINKING|>`, Seed-OSS's `<seed:think>`, Gemma 4's `<|channel>`): a block with no calls, so a call
+written while thinking is never read, let alone run. The client splits `<think>` off before parsing; this
+keeps the parser safe on its own (and covers the other spellings).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ PAIRS = (
     ("[THINK]", "[/THINK]"),
     ("<|START_THINKING|>", "<|END_THINKING|>"),
     ("<seed:think>", "</seed:think>"),
+    ("<|channel>", "<channel|>"),
 )
 
 
@@ -48,3 +49,13 @@ DIALECT = Dialect(
     (),
     find,
 )
+
+
+def answer_start(content: str) -> int:
+    """Where the answer starts: after the reasoning blocks (and whitespace) that open the reply."""
+    position = 0
+    for block in find(content, {}, None):
+        if content[position : block.start].strip():
+            break
+        position = block.end
+    return position

@@ -16,9 +16,13 @@ from sneakycode.agent.protocol import ToolCall
 
 FUNCTION_OPEN = re.compile(r'<function=([^>\n]*)>|<function name="([^"\n]*)">')
 _PARAMETER = re.compile(r"<parameter=([^>\n]*)>(.*?)(?:</parameter>|(?=<parameter=)|(?=</function>)|\Z)", re.DOTALL)
-_ARG_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)(?:</arg_value>|(?=<arg_key>)|\Z)", re.DOTALL)
-_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
+# Ollama's GLM parser also takes a value whose <arg_value> or </arg_value> was left out; so do we.
+_ARG_PAIR = re.compile(
+    r"<arg_key>(.*?)</arg_key>\s*(?:<arg_value>)?(.*?)(?:</arg_value>|(?=<arg_key>)|\Z)", re.DOTALL
+)
+_NAME = re.compile(r"[^\W\d][\w.\-]*")
 _INDENTED = re.compile(r"\n(.*)\n([ \t]+)", re.DOTALL)
+
 
 def unindented(value: str) -> str:
     """A value laid out between indented tags (`<parameter=k>\n    v\n    </parameter>`) without that layout:
