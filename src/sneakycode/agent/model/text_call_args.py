@@ -197,6 +197,19 @@ def typed_parameter(value: str, schema: Mapping[str, Any] | None) -> Any:
         return text
 
 
+def _properties(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The properties a parameters schema declares, also through a top-level `anyOf`/`oneOf`/`allOf`."""
+    found: dict[str, Mapping[str, Any]] = {}
+    own = schema.get("properties")
+    if isinstance(own, Mapping):
+        found.update({k: v for k, v in own.items() if isinstance(v, Mapping)})
+    for combinator in ("anyOf", "oneOf", "allOf"):
+        for member in schema.get(combinator) or []:
+            if isinstance(member, Mapping):
+                found.update({k: v for k, v in _properties(member).items() if k not in found})
+    return found
+
+
 def call_from_xml_parameters(
     name: str, parameters: Iterable[tuple[str, str]], schemas: Schemas, dialect: str = "qwen_xml"
 ) -> ToolCall:
@@ -204,11 +217,11 @@ def call_from_xml_parameters(
     MiniMax's `<parameter name=KEY>`, Hunyuan's), each value typed by the tool's schema."""
     if name not in schemas:
         return unknown_tool_call(name, dialect, schemas)
-    properties = schemas[name].get("properties", {})
+    properties = _properties(schemas[name])
     arguments: dict[str, Any] = {}
     for key, raw in parameters:
         try:
-            arguments[key] = typed_parameter(raw, properties.get(key) if isinstance(properties, dict) else None)
+            arguments[key] = typed_parameter(raw, properties.get(key))
         except ValueError as exc:
             return invalid_call(f"parameter {key!r} of {name} has the wrong type ({exc})", dialect, schemas, name)
     return ToolCall(id=_new_id(), name=name, arguments=json.dumps(arguments))

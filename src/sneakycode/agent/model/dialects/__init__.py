@@ -23,6 +23,7 @@ from sneakycode.agent.model.dialects import (
     pythonic,
     reasoning,
     tagged,
+    tool_calls_tag,
 )
 from sneakycode.agent.model.dialects.base import Block, Dialect
 from sneakycode.agent.model.text_call_args import Schemas
@@ -38,7 +39,7 @@ DIALECTS: tuple[Dialect, ...] = (
     json_blocks.INTERNLM,
     json_blocks.GRANITE,
     json_blocks.FUNCTOOLS_LIST,
-    json_blocks.TOOL_CALLS_TAG,
+    tool_calls_tag.DIALECT,
     mistral.DIALECT,
     llama.DIALECT,
     functionary.DIALECT,

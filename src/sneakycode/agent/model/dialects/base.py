@@ -105,6 +105,15 @@ def unreadable_block(start: int, end: int, reason: str, dialect: str, schemas: S
     return Block(start, end, [invalid_call(reason, dialect, schemas)])
 
 
+def no_call_block(
+    content: str, start: int, marker_end: int, end: int, reason: str, dialect: str, schemas: Schemas
+) -> Block:
+    """A marker with no call after it. In a reply that opens with it, the rest of the reply (to `end`) is a call
+    gone wrong; named inside prose, it is a mention, and its block is the marker alone, so the prose after it
+    keeps it from counting (see `text_tool_calls`)."""
+    return unreadable_block(start, marker_end if content[:start].strip() else end, reason, dialect, schemas)
+
+
 def literal_markers(*markers: str) -> re.Pattern[str]:
     """An opener that is any of `markers`, written literally."""
     return re.compile("|".join(re.escape(m) for m in markers))

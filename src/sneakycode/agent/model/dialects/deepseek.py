@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sneakycode.agent.model.dialects.base import FENCE, Block, Dialect, unreadable_block
+from sneakycode.agent.model.dialects.base import FENCE, Block, Dialect, no_call_block
 from sneakycode.agent.model.text_call_args import Schemas, call_with_arguments, invalid_call
 from sneakycode.agent.protocol import ToolCall
 
@@ -63,7 +63,7 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         calls.append(_call(region[start : stopped.start() if stopped else stop], schemas, family))
     if not calls:
         reason = "the DeepSeek tool-call block holds no call"
-        yield unreadable_block(opened.start(), end, reason, _format(family), schemas)
+        yield no_call_block(content, opened.start(), opened.end(), end, reason, _format(family), schemas)
         return
     yield Block(opened.start(), end, calls)
 

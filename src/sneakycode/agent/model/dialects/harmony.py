@@ -35,6 +35,13 @@ def _call(recipient: str, body: str, schemas: Schemas) -> ToolCall:
     return call_with_arguments(name, value, "harmony", schemas)
 
 
+def _json_end(body: str) -> int | None:
+    try:
+        return read_json(body, skip_space(body, 0))[1]
+    except ValueError:
+        return None
+
+
 def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
     del family
     first = HEADER.search(content)
@@ -53,6 +60,13 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         role = header.group("role") or header.group("lead") or ""
         recipient = _RECIPIENT.search(f"{role} {header.group('channel')}")
         channel = header.group("channel").split()[0] if header.group("channel").split() else ""
+        if recipient and closing is None:
+            json_end = _json_end(body)
+            if json_end is not None and body[json_end:].strip():
+                # An unclosed message whose JSON runs on into prose: markup quoted in an explanation, and the
+                # block ends with the JSON so the prose after it keeps it from counting.
+                end = header.end() + json_end
+                body = body[:json_end]
         if recipient:
             calls.append(_call(recipient.group(1), body, schemas))
         elif channel != "analysis":

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sneakycode.agent.model.dialects.base import Block, Dialect, read_json, skip_space, unreadable_block, why
+from sneakycode.agent.model.dialects.base import Block, Dialect, no_call_block, read_json, skip_space, why
 from sneakycode.agent.model.text_call_args import Schemas, call_with_arguments, invalid_call
 from sneakycode.agent.protocol import ToolCall
 
@@ -53,7 +53,8 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         calls.append(_call(region[body:stop], schemas))
         position = region.find(CALL_BEGIN, stop)
     if not calls:
-        yield unreadable_block(opened.start(), end, "the Kimi tool-call section holds no call", "kimi_k2", schemas)
+        reason = "the Kimi tool-call section holds no call"
+        yield no_call_block(content, opened.start(), opened.end(), end, reason, "kimi_k2", schemas)
         return
     yield Block(opened.start(), end, calls)
 

@@ -13,6 +13,7 @@ from sneakycode.agent.model.dialects.base import (
     Block,
     Dialect,
     json_values,
+    no_call_block,
     skip_space,
     unreadable_block,
     why,
@@ -47,10 +48,10 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
                 yield Block(position, len(content), [call_with_arguments(name, arguments, "llama", schemas)])
             return
         else:
-            # A reply that opens with the tag meant a call; the tag named inside prose is a mention.
-            opens_reply = not content[:position].strip()
-            end = len(content) if opens_reply else body
-            yield unreadable_block(position, end, f"no JSON tool call follows {MARKER}", "llama", schemas)
+            reason = f"no JSON tool call follows {MARKER}"
+            block = no_call_block(content, position, body, len(content), reason, "llama", schemas)
+            end = block.end
+            yield block
         position = content.find(MARKER, max(end, body))
 
 

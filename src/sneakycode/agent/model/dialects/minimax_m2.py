@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sneakycode.agent.model.dialects.base import Block, Dialect, unreadable_block
+from sneakycode.agent.model.dialects.base import Block, Dialect, no_call_block, unreadable_block
 from sneakycode.agent.model.text_call_args import Schemas, call_from_xml_parameters, invalid_call
 from sneakycode.agent.protocol import ToolCall
 
@@ -29,8 +29,12 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         end = len(content) if closing < 0 else closing + len(CLOSE)
         inner = content[position + len(OPEN) : len(content) if closing < 0 else closing]
         calls = [_call(m.group(1), m.group(2), schemas) for m in _INVOKE.finditer(inner)]
-        if not calls or _INVOKE.sub("", inner).strip():
-            yield unreadable_block(position, end, f"the {OPEN} block holds no readable <invoke>", "minimax_m2", schemas)
+        if not calls:
+            reason = f"the {OPEN} block holds no <invoke>"
+            yield no_call_block(content, position, position + len(OPEN), end, reason, "minimax_m2", schemas)
+        elif _INVOKE.sub("", inner).strip():
+            reason = f"the {OPEN} block holds text outside <invoke>"
+            yield unreadable_block(position, end, reason, "minimax_m2", schemas)
         else:
             yield Block(position, end, calls)
         position = content.find(OPEN, end)

@@ -12,6 +12,7 @@ from sneakycode.agent.model.dialects.base import (
     Block,
     Dialect,
     json_values,
+    no_call_block,
     read_json,
     skip_space,
     unreadable_block,
@@ -66,10 +67,10 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
             yield Block(start, end, calls)
             position = content.find(MARKER, end)
             continue
-        # A reply that opens with the marker meant a call; the marker named inside prose is a mention.
-        opens_reply = not content[:start].strip()
-        end = len(content) if opens_reply else end
-        yield unreadable_block(start, end, f"no JSON tool call follows {MARKER}", "mistral", schemas)
+        reason = f"no JSON tool call follows {MARKER}"
+        block = no_call_block(content, start, end, len(content), reason, "mistral", schemas)
+        end = block.end
+        yield block
         position = content.find(MARKER, end)
 
 

@@ -53,7 +53,7 @@ def _function_call(content: str, opened: re.Match[str], schemas: Schemas, family
         except ValueError:
             pass
     body_end = len(content) if closing < 0 else closing
-    call = function_body(name, content[body_start:body_end], schemas, _format(family))
+    call = function_body(name, content[body_start:body_end], schemas)
     end = len(content) if closing < 0 else closing + len("</function>")
     stray_close = _STRAY_CLOSE.match(content, end)  # the `<tool_call>` that opened it was left out
     return Block(opened.start(), stray_close.end() if stray_close else end, [call])
@@ -103,7 +103,7 @@ def _tagged(content: str, opened: re.Match[str], schemas: Schemas, family: str |
             if inner_end >= 0 and inner[inner_end + len("</function>") :].strip():
                 reason = "the <tool_call> block holds text after </function>"
                 return unreadable_block(opened.start(), end, reason, _format(family), schemas)
-            calls.append(function_body(name, inner if inner_end < 0 else inner[:inner_end], schemas, _format(family)))
+            calls.append(function_body(name, inner if inner_end < 0 else inner[:inner_end], schemas))
         return Block(opened.start(), end, calls)
     call = glm_body(content[body_start:body_end], schemas, family)
     if call is not None and closing < 0:  # a GLM call is read only once it is closed, as its own parsers do
