@@ -208,6 +208,9 @@ NEW_DIALECTS = [
     ('```xml\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n```', None,
      [("get_weather", PARIS)]),
     ('functools[{"name": "get_weather", "arguments": {"city": "Paris"}}]', None, [("get_weather", PARIS)]),
+    ("Let me check the weather: [get_weather(city='Paris')]", None, [("get_weather", PARIS)]),
+    ('I\'ll help with that.\n```json\n[{"name": "get_weather", "arguments": {"city": "Paris"}}]\n```',
+     "Salesforce/xLAM-2-8b-fc-r", [("get_weather", PARIS)]),
 ]
 
 
@@ -278,6 +281,7 @@ def test_the_families_table_names_each_familys_dialect(model: str, dialect: str 
         "Kimi writes <|tool_calls_section_begin|> and then its calls, as the model card shows. That is all.",
         "The Harmony format puts <|channel|>commentary to=functions.x<|message|>{} in a header, see above. Done.",
         'You could call [get_weather(city="Paris")] yourself.',
+        'Never call [deploy(target="prod")]',
         "Plain prose with a list [1, 2, 3] and a tag <b>bold</b>.",
     ],
 )
@@ -293,6 +297,7 @@ def test_reasoning_and_quoted_markup_stay_text(content: str) -> None:
         ('[get_weather(city="Par', 22), ("[get_wea", 8), ("Sure <|START_ACTION|>[", 17), ("Ok <tool_calls>[", 13),
         ("Ok <|tool_calls_sec", 16), ("Ok >>>get_weather\n{", 16), ("Done <minimax:tool", 13),
         ('Ok <|tool_call>call:get_weather{', 29), ("Ok functools[", 10), ("Python: >>> print(1)", 0),
+        ('Let me check: [get_weather(city="Pa', 21), ("See [the docs](https://x.y) for more.", 0),
     ],
 )
 def test_streamed_text_holds_back_the_start_of_every_dialects_block(content: str, held: int) -> None:

@@ -66,7 +66,7 @@ MARKERS: tuple[str, ...] = tuple(marker for dialect in DIALECTS for marker in di
 # Where a block may start mid-reply: streamed text from here on is held back until the reply is complete.
 OPENERS = re.compile(
     "|".join(d.opener.pattern for d in DIALECTS if d.name not in ("reasoning", "json", "pythonic", "functionary_v3"))
-    + r"|<\|python_start\|>|<function_calls>|<\|tool_call_start\|>|>>>[A-Za-z_]"
+    + r"|<\|python_start\|>|<function_calls>|<\|tool_call_start\|>|>>>[A-Za-z_]|\[\s*[A-Za-z_][\w.]*\s*\("
 )
 
 

@@ -24,6 +24,8 @@ from sneakycode.agent.model.text_call_args import Schemas, call_from_json_object
 from sneakycode.agent.protocol import ToolCall
 
 LIST_START = re.compile(r"\s*\[\s*[A-Za-z_][\w.]*\s*\(")
+_LIST_OPEN = re.compile(r"\[\s*[A-Za-z_][\w.]*\s*\(")
+_CANDIDATES = 16  # where a closing call list may start: the last few `[name(`, so long prose stays cheap
 _WRAPPERS = (
     ("<|python_start|>", "<|python_end|>"),
     ("<function_calls>", "</function_calls>"),
@@ -149,13 +151,28 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         except ValueError:
             return
         yield Block(skip_space(content, start), len(content), calls)
+        return
+    yield from _closing_list(content, start, schemas)
+
+
+def _closing_list(content: str, start: int, schemas: Schemas) -> Iterator[Block]:
+    """A call list that ends the reply after prose (`Let me check: [get_weather(city="Paris")]`), as SGLang
+    reads it: only when every call names an offered tool, which prose that merely shows a call rarely does."""
+    for opened in list(_LIST_OPEN.finditer(content, start))[-_CANDIDATES:]:
+        try:
+            found = read_calls(END_TOKENS.sub("", content[opened.start() :]).strip())
+        except ValueError:
+            continue
+        if all(name in schemas for name, _arguments in found):
+            calls = [call_with_arguments(name, arguments, "pythonic", schemas) for name, arguments in found]
+            yield Block(opened.start(), len(content), calls)
+        return
 
 
 DIALECT = Dialect(
     "pythonic",
     re.compile(
-        r"<\|python_start\|>|<function_calls>|<\|tool_call_start\|>|(?:\A|</think>)\s*\[\s*[A-Za-z_][\w.]*\s*\("
-        r"|\A\s*[A-Za-z_][\w.]*\("
+        r"<\|python_start\|>|<function_calls>|<\|tool_call_start\|>|\[\s*[A-Za-z_][\w.]*\s*\(|\A\s*[A-Za-z_][\w.]*\("
     ),
     ("<|python_start|>", "<function_calls>", "<|tool_call_start|>"),
     find,
