@@ -4,7 +4,8 @@ stacks parse (one parser per dialect in `dialects/`; the table is in docs/provid
 A marked block always means a call, so one that cannot be read comes back invalid (see `text_call_args`)
 rather than lost or run with arguments missing; and because a reply is the model's one intent, a reply with an
 unreadable block runs none of its calls (a call that merely names a tool we do not offer does not stop the
-others, as with native calls). Unmarked JSON or a pythonic call list counts only when it is the whole reply.
+others, as with native calls). Unmarked JSON counts only as the whole reply (after a lead-in line for the
+families whose stacks look there), a pythonic call list also after a lead-in when it names only offered tools.
 Text we do not recognise stays text.
 
 Unless `anywhere` is set, only the blocks that close the reply count: a block quoted inside prose, with more

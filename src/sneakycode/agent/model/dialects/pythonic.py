@@ -91,7 +91,7 @@ def read_calls(text: str) -> list[tuple[str, dict[str, Any]]]:
         raise _NotLiteral("the call list is too long")
     try:
         tree = ast.parse(_keyword_names_renamed(text.strip()), mode="eval").body
-    except (SyntaxError, RecursionError, ValueError) as exc:
+    except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
         raise _NotLiteral("it is not a Python call list") from exc
     nodes = tree.elts if isinstance(tree, ast.List) else [tree]
     if not nodes:
