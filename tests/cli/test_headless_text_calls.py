@@ -72,3 +72,36 @@ def test_the_tool_calls_setting_turns_text_parsing_off_or_on_everywhere(setting:
     assert result.code == 0, result.stderr
     assert (ws / "out.txt").exists() == written
     assert json.dumps(server.chat_requests[0]).count("write_file") >= 1
+
+
+@pytest.mark.parametrize(
+    ("content", "written"),
+    [
+        ('<function=write_file>{"file_path": "out.txt", "content": "hello\\n"}</function>', "hello\n"),
+        ('<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>'
+         '{"file_path": "out.txt", "content": "hello\\n"}<|tool_call_end|><|tool_calls_section_end|>', "hello\n"),
+        # GLM's values are trimmed, as its own parsers trim them.
+        ("<tool_call>write_file\n<arg_key>file_path</arg_key>\n<arg_value>out.txt</arg_value>\n<arg_key>content"
+         "</arg_key>\n<arg_value>hello</arg_value>\n</tool_call>", "hello"),
+    ],
+)
+def test_a_function_tag_with_a_json_body_and_the_new_dialects_write_what_the_model_wrote(
+    content: str, written: str, ws: Path
+) -> None:
+    """Issue 25, arguments silently dropped: `<function=NAME>{json}</function>` ran NAME with `{}`; now the
+    file gets the content the model wrote, as it does for Kimi K2's and GLM's calls."""
+    result, server = run({"steps": [{"content": content}, finish("Wrote it.")]}, ws)
+    assert result.code == 0, result.stderr
+    assert (ws / "out.txt").read_text() == written
+    assert len(server.chat_requests) == 2
+
+
+def test_an_unreadable_block_writes_nothing_and_the_model_is_shown_the_format(ws: Path) -> None:
+    """Issue 25, arguments silently dropped: a block that cannot be read runs nothing and gets
+    `invalid_tool_call` with its dialect's format."""
+    broken = '<function=write_file>{"file_path": "out.txt", "content": </function>'
+    result, server = run({"steps": [{"content": broken}, finish("Gave up.")]}, ws)
+    assert result.code == 0, result.stderr
+    assert not (ws / "out.txt").exists()
+    [answer] = tool_results(server.chat_requests[1])
+    assert answer.startswith("Error [invalid_tool_call]") and "<function=TOOL>" in answer

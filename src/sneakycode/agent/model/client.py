@@ -306,7 +306,9 @@ class OpenAIChatModel:
             self._seen_native_call = True
         elif self._parses_text(request):
             anywhere = self.tool_calls == "text"
-            calls, rest = parse_text_tool_calls(turn.content, request.tool_schemas(), anywhere=anywhere)
+            calls, rest = parse_text_tool_calls(
+                turn.content, request.tool_schemas(), anywhere=anywhere, model=self.config.model
+            )
             if calls:
                 names = ", ".join(c.name for c in calls)
                 self._log(f"model: the reply wrote {len(calls)} tool call(s) as text ({names}); parsed into tool_calls")

@@ -46,3 +46,47 @@ def supports_images_for(model: str | None, configured: bool | None = None) -> bo
         return configured
     name = model or ""
     return VISION_FAMILIES.search(name) is not None and "gpt-oss" not in name.lower()
+
+
+# The tool-call dialect each family writes when a server leaves its calls in the text: the parser for it is
+# tried first, so the family's own reading wins where two dialects could read the same text, the family's
+# lenient forms count (Functionary's first call without `>>>`, GLM's call with no arguments, OLMo's calls
+# without brackets), and a broken block is answered in the family's format. First match wins.
+DIALECT_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), dialect)
+    for pattern, dialect in (
+        (r"gpt-oss", "harmony"),
+        (r"qwen3-?coder|qwen3\.5|qwen3-next", "qwen3_coder"),
+        (r"deepseek-?v3\.[12]|deepseek-?chat-?v3\.1|deepseek-v3-?1", "deepseek_v31"),
+        (r"deepseek-?r1", "deepseek_r1"),
+        (r"deepseek", "deepseek_v3"),
+        (r"kimi|moonshot", "kimi_k2"),
+        (r"glm-?4\.[7-9]|glm-?[5-9](?:\b|\.)", "glm47"),
+        (r"glm-?4\.[56]|glm-?4-?moe", "glm45"),
+        (r"minimax-?m[1-9]", "minimax_m2"),
+        (r"minimax", "minimax"),
+        (r"functionary", "functionary_v3"),
+        (r"command-?r7b|command-?a|c4ai-command", "command_r7b"),
+        (r"internlm|intern-?s1", "internlm"),
+        (r"xlam", "xlam"),
+        (r"jamba", "jamba"),
+        (r"hunyuan", "hunyuan"),
+        (r"granite", "granite"),
+        (r"olmo", "olmo"),
+        (r"functiongemma", "functiongemma"),
+        (r"gemma", "gemma"),
+        (r"hermes|nous", "hermes"),
+        (r"llama-?3\.2|llama3\.2|llama-?4|llama4|toolace", "pythonic"),
+        (r"llama", "llama3_json"),
+        (r"mistral|mixtral|devstral|codestral|magistral|ministral|pixtral", "mistral"),
+        (r"qwen|qwq", "hermes"),
+    )
+)
+
+
+def text_call_dialect_for(model: str | None) -> str | None:
+    """The tool-call dialect `model`'s family writes in its text, or None for a family we do not know."""
+    for pattern, dialect in DIALECT_FAMILIES:
+        if model and pattern.search(model):
+            return dialect
+    return None
