@@ -49,7 +49,7 @@ def _well_formed(case: dict[str, Any]) -> str | None:
 
 def test_every_case_names_its_source_and_offers_the_tools_it_expects() -> None:
     """A case we cannot trace or that expects a tool it does not offer would measure nothing."""
-    assert len(CASES) >= 50
+    assert len(CASES) >= 200
     problems = [f"{case['file']} {case.get('test')}: {why}" for case in CASES if (why := _well_formed(case))]
     assert not problems, "\n".join(problems)
 
