@@ -164,6 +164,11 @@ class Tool:
     def parameters_schema(self) -> dict[str, Any]:
         return compact_schema(self.args_model.model_json_schema())
 
+    def argument_problems(self, arguments: dict[str, Any]) -> list[str]:
+        """What is wrong with `arguments` beyond what `args_model` checks, one `LOCATION: message` line each
+        (an MCP server's input schema); a built-in tool's model checks everything."""
+        return []
+
     def openai_schema(self) -> dict[str, Any]:
         return {
             "type": "function",

@@ -163,15 +163,24 @@ def unknown_tool(name: str, offered: list[str] | None = None) -> ToolResult:
 
 
 def validate(found: Tool, arguments: dict[str, Any]) -> ToolArgs:
-    """The call's arguments checked against the tool's model; a ToolError names every problem."""
+    """The call's arguments checked against the tool's model (and, for a tool that has one, its own schema);
+    a ToolError names every problem."""
     try:
-        return found.args_model.model_validate(arguments)
+        args = found.args_model.model_validate(arguments)
     except ValidationError as exc:
         raise ToolError(
             ErrorCode.INVALID_ARGUMENTS,
             f"invalid arguments for {found.name}",
             detail=describe_validation_error(exc),
         ) from None
+    problems = found.argument_problems(arguments)
+    if problems:
+        raise ToolError(
+            ErrorCode.INVALID_ARGUMENTS,
+            f"invalid arguments for {found.name}",
+            detail="\n".join(f"- {problem}" for problem in problems),
+        )
+    return args
 
 
 def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:

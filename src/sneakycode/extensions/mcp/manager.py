@@ -94,7 +94,9 @@ class McpServers:
         for connection in self.connections:
             connection.settled.wait(max(0.0, deadline - time.monotonic()))
             if connection.status == "ready":
-                self._tools[connection.name] = adapt_tools(connection, taken, self.mark_unavailable)
+                self._tools[connection.name] = adapt_tools(
+                    connection, taken, self.mark_unavailable, self.notices.append
+                )
                 self.prompts += server_prompts(connection, prompt_names, self.mark_unavailable)
             else:
                 self.notices.append(self._failure_report(connection, "did not start"))

@@ -1,6 +1,7 @@
 """A server's tools as SneakyCode tools: `mcp__SERVER__TOOL`, the server's own schema (cleaned of what
 OpenAI-compatible endpoints reject), the confirm tier unless the server marks a tool read-only and the
-configuration trusts that, and a function that calls the server and turns its answer into a ToolResult.
+configuration trusts that, arguments checked against the server's input schema before a call is sent
+(validation.py), and a function that calls the server and turns its answer into a ToolResult.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import mcp_types
+from jsonschema.protocols import Validator
 from mcp.shared.exceptions import MCPError
 from pydantic import ConfigDict
 
 from sneakycode.errors import ErrorCode
 from sneakycode.extensions.mcp.connection import CallCancelled, CallTimedOut, Connection, ServerUnavailable
 from sneakycode.extensions.mcp.results import convert_result
+from sneakycode.extensions.mcp.validation import argument_problems, input_validator
 from sneakycode.tools.base import Tier, Tool, ToolArgs, ToolContext, ToolResult
 
 PREFIX = "mcp__"
@@ -31,24 +34,30 @@ _SCHEMA_MAPS = frozenset({"properties", "patternProperties", "dependentSchemas"}
 _MAX_REF_DEPTH = 8
 
 OnUnavailable = Callable[[Connection], None]
+OnNotice = Callable[[str], None]
 
 
 class McpArgs(ToolArgs):
-    """Whatever the server's schema allows: the server validates its own arguments."""
+    """Any object: the tool's `validator` checks it against the server's schema."""
 
     model_config = ConfigDict(extra="allow", strict=True, defer_build=True)
 
 
 @dataclass(frozen=True)
 class McpTool(Tool):
-    """A server's tool; `schema` is the cleaned input schema the model is given."""
+    """A server's tool; `schema` is the cleaned input schema the model is given, `validator` checks a call's
+    arguments against the server's own input schema (None when that schema is itself invalid)."""
 
     server: str = ""
     remote_name: str = ""
     schema: dict[str, Any] = field(default_factory=dict)
+    validator: Validator | None = field(default=None, compare=False, repr=False)
 
     def parameters_schema(self) -> dict[str, Any]:
         return self.schema
+
+    def argument_problems(self, arguments: dict[str, Any]) -> list[str]:
+        return argument_problems(self.validator, arguments) if self.validator is not None else []
 
 
 def tool_name(server: str, remote: str, taken: set[str]) -> str:
@@ -93,17 +102,28 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def adapt_tools(connection: Connection, taken: set[str], on_unavailable: OnUnavailable) -> list[McpTool]:
-    """Every tool the connected server listed, as SneakyCode tools; new names are added to `taken`."""
+def adapt_tools(
+    connection: Connection, taken: set[str], on_unavailable: OnUnavailable, on_notice: OnNotice
+) -> list[McpTool]:
+    """Every tool the connected server listed, as SneakyCode tools; new names are added to `taken`, and a tool
+    whose input schema is not valid JSON Schema is reported to `on_notice`."""
     adapted = []
     for remote in connection.tools:
         name = tool_name(connection.name, remote.name, taken)
         taken.add(name)
-        adapted.append(_adapt(connection, remote, name, on_unavailable))
+        adapted.append(_adapt(connection, remote, name, on_unavailable, on_notice))
     return adapted
 
 
-def _adapt(connection: Connection, remote: mcp_types.Tool, name: str, on_unavailable: OnUnavailable) -> McpTool:
+def _adapt(
+    connection: Connection, remote: mcp_types.Tool, name: str, on_unavailable: OnUnavailable, on_notice: OnNotice
+) -> McpTool:
+    validator, why = input_validator(remote.input_schema)
+    if validator is None:
+        on_notice(
+            f"MCP server {connection.name}: the input schema of its tool {remote.name} is not valid JSON Schema "
+            f"({why}); calls to {name} are sent without checking their arguments here."
+        )
     annotations = remote.annotations
     read_only = bool(annotations and annotations.read_only_hint) and connection.spec.settings.trust_read_only
     schema = clean_schema(remote.input_schema)
@@ -127,6 +147,7 @@ def _adapt(connection: Connection, remote: mcp_types.Tool, name: str, on_unavail
         server=connection.name,
         remote_name=remote.name,
         schema=schema,
+        validator=validator,
     )
 
 
