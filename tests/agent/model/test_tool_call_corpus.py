@@ -14,7 +14,11 @@ import pytest
 from tests.agent.model.tool_call_corpus import SOURCES, Outcome, load_cases, score, tally
 
 # The dialects we claim to read as the serving stacks do. A dialect joins when it reaches TARGET agreement.
-CLAIMED: frozenset[str] = frozenset({"deepseek_v3", "json"})
+CLAIMED: frozenset[str] = frozenset({
+    "command_r7b", "deepseek_r1", "deepseek_v3", "firefunction_v2", "functionary_v3", "gemma4", "generic_json",
+    "glm45", "granite_20b_fc", "harmony", "hermes", "internlm", "jamba", "json", "lfm2", "minimax_m2", "mistral",
+    "pythonic", "qwen3_coder", "seed_oss", "xlam",
+})
 TARGET = 0.95
 
 CASES = load_cases()

@@ -11,7 +11,6 @@ bench/tool_call_dialects.py.
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,8 +21,6 @@ from sneakycode.agent.model.text_tool_calls import parse_text_tool_calls
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "tool_call_corpus"
 SOURCES = ("vllm", "sglang", "llama.cpp", "ollama")
-# The family-first parser takes the model's name; until it is on this branch, cases parse by marker alone.
-_TAKES_MODEL = "model" in inspect.signature(parse_text_tool_calls).parameters
 
 Call = tuple[str, Any]
 
@@ -86,10 +83,7 @@ def _show(calls: list[Call]) -> str:
 
 def score(case: dict[str, Any]) -> Outcome:
     """Parse the case's text as the agent would (closing blocks only) and compare with the source's calls."""
-    if _TAKES_MODEL:
-        calls, _rest = parse_text_tool_calls(case["text"], case["tools"], model=case.get("model"))
-    else:
-        calls, _rest = parse_text_tool_calls(case["text"], case["tools"])
+    calls, _rest = parse_text_tool_calls(case["text"], case["tools"], model=case.get("model"))
     ours = [(call.name, json.loads(call.arguments)) for call in calls if not call.invalid]
     outcome = Outcome(case, ours, invalid=sum(1 for call in calls if call.invalid))
     # Multiset difference: a call the source makes once but we make twice runs once too often.

@@ -97,15 +97,13 @@ def test_calls_the_schema_forbids_never_reach_the_server(ws: Path, tmp_path: Pat
 
 
 def test_a_text_call_never_reaches_the_server_without_its_required_argument(ws: Path, tmp_path: Path) -> None:
-    """Hardening round two, issue 25: `<function=NAME>{"n": 3}</function>` written as text once reached the
-    server as `{}`; whatever the text parser reads, a call without n is refused here, not sent."""
+    """Issue 25: `<function=NAME>{"n": 3}</function>` written as text once reached the server as `{}`. The text
+    parser now reads the JSON body, and the server gets exactly what the model wrote; a body without n would be
+    refused here by the schema check (the test above), never sent."""
     record = recorder(tmp_path)
-    result, requests = run(ws, [{"content": '<function=mcp__rec__count>{"n": 3}</function>'}, finish("done")])
+    result, _requests = run(ws, [{"content": '<function=mcp__rec__count>{"n": 3}</function>'}, finish("done")])
     assert result.code == 0, result.stderr
-    got = received(record)
-    assert got in ([], [{"tool": "count", "arguments": {"n": 3}}]), got
-    if not got:  # the call was read without its argument: the model is told, nothing ran
-        assert "'n' is a required property" in tool_replies(requests)[0]
+    assert received(record) == [{"tool": "count", "arguments": {"n": 3}}]
 
 
 def test_a_tool_whose_schema_is_invalid_is_called_unchecked_and_the_user_is_told(ws: Path, tmp_path: Path) -> None:

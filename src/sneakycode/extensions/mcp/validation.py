@@ -27,7 +27,7 @@ def input_validator(schema: Mapping[str, Any]) -> tuple[Validator | None, str]:
     # With a default, an unknown `$schema` falls back to it quietly instead of warning.
     kind = validator_for(schema, default=Draft202012Validator)
     try:
-        kind.check_schema(schema)
+        kind.check_schema(dict(schema))
     except SchemaError as exc:
         return None, _clip(exc.message)
     return kind(schema), ""
