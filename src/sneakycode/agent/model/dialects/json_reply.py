@@ -4,7 +4,7 @@
 
 With no marker, the JSON is a call only when it is the whole reply (after a lead-in sentence for xLAM and
 Llama 3, whose own stacks look for it there), every object names an offered tool, and every object carries its
-`arguments` (or `parameters`): the serving stacks require the key, so `{"name": "read_file"}` alone is text,
+`arguments` (or `parameters`): the serving stacks require the key, so `{"name": "some_tool"}` alone is text,
 and so is JSON that merely looks like a call.
 """
 
