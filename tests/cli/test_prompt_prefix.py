@@ -5,10 +5,10 @@ request's messages and tools extend the previous request's byte for byte, within
 from __future__ import annotations
 
 import json
-from itertools import pairwise
 import shlex
 import sys
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
