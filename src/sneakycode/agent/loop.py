@@ -14,7 +14,7 @@ import threading
 from collections.abc import Collection
 from typing import Any
 
-from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
+from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending, add_seconds
 from sneakycode.agent.calls import ToolCalls
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
 from sneakycode.agent.events import CallSummary, UsageEvent
@@ -209,6 +209,9 @@ class Agent(ToolCalls):
             self.totals.prompt_tokens += other.prompt_tokens
             self.totals.completion_tokens += other.completion_tokens
             self.totals.usage_estimated |= other.usage_estimated
+            self.totals.cached_tokens += other.cached_tokens
+            self.totals.cache_reported |= other.cache_reported
+            self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, other.prefill_seconds)
 
     def run_turn(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
         """Work on one user request (with images attached, for a model that takes them) until the model
@@ -327,13 +330,24 @@ class Agent(ToolCalls):
         self.totals.prompt_tokens += usage.prompt_tokens
         self.totals.completion_tokens += usage.completion_tokens
         self.totals.usage_estimated |= usage.estimated
-        self.spending.add(usage)
+        self.totals.cached_tokens += usage.cached_tokens
+        self.totals.cache_reported |= usage.cache_reported
+        self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, usage.prefill_seconds)
+        spent = self.spending
+        spent.add(usage)
         event: UsageEvent = {
             "type": "usage",
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,
             "estimated": usage.estimated,
             "history_tokens_estimate": estimate_history_tokens(self.history),
+            "cached_tokens": usage.cached_tokens,
+            "prefilled_tokens": usage.prefilled_tokens,
+            "cache_reported": usage.cache_reported,
+            "prefill_seconds": usage.prefill_seconds,
+            "session_cached_tokens": spent.cached_tokens,
+            "session_prefilled_tokens": spent.prefilled_tokens,
+            "session_prefill_seconds": spent.prefill_seconds,
         }
         self.sink.emit(event)
         if self.transcript is not None:
