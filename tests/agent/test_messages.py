@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from sneakycode.agent.loop import Agent
+from sneakycode.agent.loop import RESUMED_NOTE, Agent
 from sneakycode.agent.messages import history_from
 from sneakycode.agent.model.client import prepare_messages
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
@@ -50,11 +50,11 @@ def test_a_resumed_conversation_is_sent_byte_for_byte_as_before(ctx: ToolContext
     second_model = ScriptedModel([AssistantTurn(content="Still hello.", usage=Usage(10, 5))])
     second = Agent(second_model, ctx, Sink(), approver=None, history=saved.messages)
     second.run_turn("And now?")
-    before = json.loads(wire(first.history))[1:]  # the system prompt gains the resumed note, by design
-    after = json.loads(wire(second_model.requests[0]))[1:]
-    assert [m["role"] for m in before] == ["user", "assistant", "tool", "assistant"]
-    assert wire(after[: len(before)]) == wire(before)
-    assert after[len(before):] == [{"role": "user", "content": "And now?"}]
+    before = json.loads(wire(first.history))
+    after = json.loads(wire(second_model.requests[0]))
+    assert [m["role"] for m in before] == ["system", "user", "assistant", "tool", "assistant"]
+    assert wire(after[: len(before)]) == wire(before)  # the system prompt too: the resumed note comes after
+    assert after[len(before):] == [{"role": "user", "content": f"[{RESUMED_NOTE}]\n\nAnd now?"}]
     assert "image_sizes" in first.history[1] and "image_sizes" in second.history[1]  # kept, never sent
 
 

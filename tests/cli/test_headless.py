@@ -118,7 +118,8 @@ def test_continue_and_resume_carry_on_a_saved_session(server: ScriptedServer, ws
     second = json.loads(headless(server, ws, "calc.py", "--continue", "--output-format", "json").stdout)
     assert second["session_id"] == first["session_id"]
     sent = [(m["role"], m["content"]) for m in server.chat_requests[1]["messages"][1:]]
-    assert sent == [("user", "Pick a file"), ("assistant", "Which file?"), ("user", "calc.py")]
+    resumed = "[This session was resumed: files read earlier count as unread, so read a file again before you edit it.]"
+    assert sent == [("user", "Pick a file"), ("assistant", "Which file?"), ("user", f"{resumed}\n\ncalc.py")]
     third = json.loads(headless(server, ws, "Again", "--resume", first["session_id"], "--output-format", "json").stdout)
     assert third["session_id"] == first["session_id"] and third["result"] == "Still here."
     assert len(server.chat_requests[2]["messages"]) == 6

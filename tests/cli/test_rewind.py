@@ -152,7 +152,7 @@ def test_conversation_rewind_lets_continue_resume_from_before_the_turn(server: S
     sent = server.chat_requests[-1]["messages"]
     contents = [json.dumps(m) for m in sent]
     assert any("one.txt" in c for c in contents) and not any("two.txt" in c for c in contents)
-    assert sent[-1]["content"] == "And now?"
+    assert sent[-1]["content"].endswith("]\n\nAnd now?")  # after the resumed note
     listing = rewind(repo, "--list")
     assert "two.txt" not in listing.stdout  # what the old turn 2 did went with the conversation
     assert "rewound to before this turn" in listing.stdout

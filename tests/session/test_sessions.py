@@ -79,8 +79,8 @@ def test_continue_resumes_the_latest_session_with_its_messages_and_tasks(ws: Pat
     second, agent, model = run_session(ws, [reply(write), finish()], "Carry on", continue_latest=True)
     assert second.ctx.session_id == first.ctx.session_id and second.ctx.tasks == TASKS
     sent = model.requests[0]
-    assert sent[0]["content"].endswith(RESUMED_NOTE)
-    assert [m.get("content") for m in sent if m["role"] == "user"] == ["Fix the bug", "Carry on"]
+    assert RESUMED_NOTE not in sent[0]["content"], "the system prompt (the cached prefix) stays as it was"
+    assert [m.get("content") for m in sent if m["role"] == "user"] == ["Fix the bug", f"[{RESUMED_NOTE}]\n\nCarry on"]
     written = next(m["content"] for m in agent.history if m.get("tool_call_id") == write.id)
     assert written.startswith("Error [not_read]"), "reads do not survive a resume"
     assert (ws / "a.txt").read_text() == "old\n"

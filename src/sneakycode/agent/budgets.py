@@ -36,12 +36,19 @@ class Spending:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    cache_reported: bool = False
+    prefill_seconds: float | None = None
     cost: float = 0.0
     started: float = field(default_factory=time.monotonic)
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def prefilled_tokens(self) -> int:
+        """Prompt tokens the server evaluated anew (not served from its cache)."""
+        return max(0, self.prompt_tokens - self.cached_tokens)
 
     @property
     def cost_usd(self) -> float | None:
@@ -51,6 +58,8 @@ class Spending:
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
         self.cached_tokens += usage.cached_tokens
+        self.cache_reported |= usage.cache_reported
+        self.prefill_seconds = add_seconds(self.prefill_seconds, usage.prefill_seconds)
         if self.price is not None:
             self.cost += self.price.cost(usage)
 
@@ -61,9 +70,19 @@ class Spending:
             "price_source": self.price.source if self.price is not None else None,
             "prompt_tokens": self.prompt_tokens,
             "cached_tokens": self.cached_tokens,
+            "prefilled_tokens": self.prefilled_tokens,
+            "cache_reported": self.cache_reported,
+            "prefill_seconds": self.prefill_seconds,
             "completion_tokens": self.completion_tokens,
             "seconds": round(time.monotonic() - self.started, 1),
         }
+
+
+def add_seconds(total: float | None, more: float | None) -> float | None:
+    """A sum of reported durations: None until one is reported (a server that keeps no clock is not 0 s)."""
+    if more is None:
+        return total
+    return round((total or 0.0) + more, 3)
 
 
 class BudgetKeeper:

@@ -41,11 +41,23 @@ class AssistantEvent(_Tagged):
 
 
 class UsageEvent(_Tagged):
+    """One model request: `prompt_tokens` = `cached_tokens` (served from the server's prompt cache) +
+    `prefilled_tokens` (evaluated anew); `cache_reported` false when the server does not say what it cached;
+    `prefill_seconds` when it says how long reading the prompt took (llama.cpp). `session_*`: the session's
+    totals so far, subagents included."""
+
     type: Literal["usage"]
     prompt_tokens: int
     completion_tokens: int
     estimated: bool
     history_tokens_estimate: int
+    cached_tokens: int
+    prefilled_tokens: int
+    cache_reported: bool
+    prefill_seconds: float | None
+    session_cached_tokens: int
+    session_prefilled_tokens: int
+    session_prefill_seconds: float | None
 
 
 class ToolCallEvent(_Tagged):

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Collection
 from typing import Any
 
-from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
+from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending, add_seconds
 from sneakycode.agent.calls import ToolCalls
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
 from sneakycode.agent.events import CallSummary, UsageEvent
@@ -37,9 +37,8 @@ from sneakycode.tools.registry import all_tools, openai_schemas
 
 DEFAULT_CONTEXT_WINDOW = 32_768
 REPAIRED = "answered calls left without a result"
-RESUMED_NOTE = (
-    "\n\nThis session was resumed: files read earlier count as unread, so read a file again before you edit it."
-)
+RESUMED_NOTE = "This session was resumed: files read earlier count as unread, so read a file again before you edit it."
+HOOKS_CONTEXT = "# Session context from hooks"
 
 
 class Agent(ToolCalls):
@@ -100,9 +99,12 @@ class Agent(ToolCalls):
         self.session_turns = session_turns  # model turns across the session: what checkpoints are numbered by
         for notice in [*notices, checkpoints.notice if checkpoints else None]:
             self._notice(notice)
-        system: SystemMessage = {"role": "system", "content": prompt + (RESUMED_NOTE if history else "")}
         resumed = history_from(history or [], "the resumed session")  # outside messages: checked here and in rewound
+        system: SystemMessage = {"role": "system", "content": _resumed_system_prompt(prompt, resumed)}
         self.history: list[Message] = [system, *(m for m in resumed if m["role"] != "system")]
+        # What a resumed session must be told goes into its first new user message, after the history: the
+        # system prompt and every earlier message stay byte for byte what the server has cached.
+        self._session_notes: list[str] = [f"[{RESUMED_NOTE}]"] if history else []
         if repair_history(self.history) and transcript is not None:
             transcript.write("history", messages=self.history, reason=REPAIRED)
         self.repeats = RepeatWatch()
@@ -186,11 +188,18 @@ class Agent(ToolCalls):
         self.ctx.workspace.ledger.clear()
 
     def start_session(self, source: str) -> None:
-        """Run the SessionStart hooks (`source`: startup, resume or clear); what they add joins the system prompt."""
+        """Run the SessionStart hooks (`source`: startup, resume or clear). At startup and after /clear what they
+        add is the system prompt's last section, fixed from then on; on a resume it joins the first new user
+        message instead, so the resumed prefix (the saved system prompt and history) is sent unchanged."""
         context = self.hooks.session_start(source)
+        if source == "resume":
+            if context:
+                self._session_notes.append(f"{HOOKS_CONTEXT}\n{context}")
+            return
         system = self.history[0]
-        if context and system["role"] == "system":  # always: compaction and rewinds keep the system prompt first
-            system["content"] += f"\n\n# Session context from hooks\n{context}"
+        if system["role"] == "system":  # always: compaction and rewinds keep the system prompt first
+            # Replaced, never appended to: /clear runs the hooks again, and the section must not pile up.
+            system["content"] = self._prompt + (f"\n\n{HOOKS_CONTEXT}\n{context}" if context else "")
 
     def absorb(self, other: RunResult) -> None:
         """Count a subagent's turns, calls and tokens as this run's (max_turns and budgets see them)."""
@@ -200,6 +209,9 @@ class Agent(ToolCalls):
             self.totals.prompt_tokens += other.prompt_tokens
             self.totals.completion_tokens += other.completion_tokens
             self.totals.usage_estimated |= other.usage_estimated
+            self.totals.cached_tokens += other.cached_tokens
+            self.totals.cache_reported |= other.cache_reported
+            self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, other.prefill_seconds)
 
     def run_turn(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
         """Work on one user request (with images attached, for a model that takes them) until the model
@@ -216,6 +228,9 @@ class Agent(ToolCalls):
             return self._end("error", f"A UserPromptSubmit hook refused the request: {refused}")
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
+        if self._session_notes:
+            request = "\n\n".join([*self._session_notes, request])
+            self._session_notes = []
         self._append(user_message(request, images or []))
         self.budgets.arm(self.cancel.set)
         try:
@@ -315,13 +330,24 @@ class Agent(ToolCalls):
         self.totals.prompt_tokens += usage.prompt_tokens
         self.totals.completion_tokens += usage.completion_tokens
         self.totals.usage_estimated |= usage.estimated
-        self.spending.add(usage)
+        self.totals.cached_tokens += usage.cached_tokens
+        self.totals.cache_reported |= usage.cache_reported
+        self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, usage.prefill_seconds)
+        spent = self.spending
+        spent.add(usage)
         event: UsageEvent = {
             "type": "usage",
             "prompt_tokens": usage.prompt_tokens,
             "completion_tokens": usage.completion_tokens,
             "estimated": usage.estimated,
             "history_tokens_estimate": estimate_history_tokens(self.history),
+            "cached_tokens": usage.cached_tokens,
+            "prefilled_tokens": usage.prefilled_tokens,
+            "cache_reported": usage.cache_reported,
+            "prefill_seconds": usage.prefill_seconds,
+            "session_cached_tokens": spent.cached_tokens,
+            "session_prefilled_tokens": spent.prefilled_tokens,
+            "session_prefill_seconds": spent.prefill_seconds,
         }
         self.sink.emit(event)
         if self.transcript is not None:
@@ -354,6 +380,14 @@ class Agent(ToolCalls):
         if self.transcript is not None:
             self.transcript.write("outcome", status=status, message=message, turns=self.totals.turns)
         return self.totals
+
+
+def _resumed_system_prompt(prompt: str, resumed: list[Message]) -> str:
+    """The system prompt a resumed session sends: the saved one, byte for byte, while it still begins with the
+    prompt composed now (same tools, skills and project files; the hooks' section the session started with
+    follows), so the server's cache of the whole conversation still holds; else the new prompt."""
+    saved = next((m["content"] for m in resumed if m["role"] == "system"), None)
+    return saved if isinstance(saved, str) and saved.startswith(prompt) else prompt
 
 
 __all__ = ["Agent", "RunResult", "RunStatus"]

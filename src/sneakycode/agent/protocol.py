@@ -31,10 +31,22 @@ class ToolCall:
 
 @dataclass
 class Usage:
+    """One reply's tokens. `cached_tokens` of the prompt were served from the server's prompt cache (priced
+    lower by hosted providers; not re-read by a local server); `cache_reported` says whether the server told
+    (OpenAI/vLLM `prompt_tokens_details.cached_tokens`, llama.cpp `timings.cache_n`) or cached is merely 0.
+    `prefill_seconds`: how long the server took to read the uncached prompt (llama.cpp `timings.prompt_ms`)."""
+
     prompt_tokens: int = 0
     completion_tokens: int = 0
     estimated: bool = False
-    cached_tokens: int = 0  # of prompt_tokens, served from the provider's prompt cache (priced lower)
+    cached_tokens: int = 0
+    cache_reported: bool = False
+    prefill_seconds: float | None = None
+
+    @property
+    def prefilled_tokens(self) -> int:
+        """The prompt tokens the server had to evaluate: those it did not find in its cache."""
+        return max(0, self.prompt_tokens - self.cached_tokens)
 
 
 @dataclass

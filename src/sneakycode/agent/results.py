@@ -21,6 +21,9 @@ class RunResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     usage_estimated: bool = False
+    cached_tokens: int = 0  # of prompt_tokens, served from the server's prompt cache
+    cache_reported: bool = False  # whether any reply said what was cached
+    prefill_seconds: float | None = None  # time the server spent reading prompts, where it says (llama.cpp)
     budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
 
 

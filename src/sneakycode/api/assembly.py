@@ -225,7 +225,8 @@ def with_server_window(config: ModelConfig) -> ModelConfig:
         return config
     found = discover_context_window(config.base_url, config.model, config.api_key, provider=config.provider)
     if found is not None:
-        return replace(config, context_window=found.tokens, context_window_source=found.source)
+        return replace(config, context_window=found.tokens, context_window_source=found.source,
+                       server_kind=config.server_kind or found.kind)
     if urlparse(config.base_url).hostname in LOOPBACK_HOSTS and config.context_window > LOCAL_WINDOW_GUESS:
         # Seen with llama-cpp-python's server: it reports its window nowhere. Guessing the custom preset's
         # 32,768 let a 4,096-token reply cap through on an 8k server; the common local default is safer.

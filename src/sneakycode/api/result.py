@@ -14,6 +14,10 @@ class TokenUsage(TypedDict):
     completion_tokens: int
     total_tokens: int
     estimated: bool  # the server reported no usage; these are SneakyCode's estimates
+    cached_tokens: int  # of prompt_tokens, served from the server's prompt cache
+    prefilled_tokens: int  # of prompt_tokens, evaluated anew
+    cache_reported: bool  # whether the server said what it cached (else cached_tokens is merely 0)
+    prefill_seconds: float | None  # time spent reading the prompts, where the server reports it (llama.cpp)
 
 
 @dataclass
@@ -28,8 +32,9 @@ class Result:
     message: str
     turns: int = 0
     tool_calls: int = 0
-    usage: TokenUsage = field(default_factory=lambda: TokenUsage(prompt_tokens=0, completion_tokens=0,
-                                                                 total_tokens=0, estimated=False))
+    usage: TokenUsage = field(default_factory=lambda: TokenUsage(
+        prompt_tokens=0, completion_tokens=0, total_tokens=0, estimated=False, cached_tokens=0, prefilled_tokens=0,
+        cache_reported=False, prefill_seconds=None))
     cost: dict[str, Any] = field(default_factory=dict)
     session_id: str = ""
     files_changed: list[str] = field(default_factory=list)

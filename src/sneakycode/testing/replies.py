@@ -67,10 +67,11 @@ def effective_turn(turn: Turn, script: Script) -> Turn:
         finish_reason=turn.finish_reason or "stop",
         usage=turn.usage,
         chunk_delay=turn.chunk_delay,
+        timings=turn.timings,
     )
 
 
-def usage_of(turn: Turn, request: dict[str, Any], script: Script | None = None) -> dict[str, int]:
+def usage_of(turn: Turn, request: dict[str, Any], script: Script | None = None) -> dict[str, Any]:
     if turn.usage is None and script is not None and script.prompt_tokens is not None:
         usage = {"prompt_tokens": script.prompt_tokens, "completion_tokens": 1}
     elif turn.usage is not None:
@@ -97,7 +98,7 @@ def completion_body(turn: Turn, step: int, request: dict[str, Any], script: Scri
         ]
     if turn.reasoning:
         message[turn.reasoning_field] = turn.reasoning
-    return {
+    body = {
         "id": f"chatcmpl-{step}",
         "object": "chat.completion",
         "created": int(time.time()),
@@ -105,6 +106,7 @@ def completion_body(turn: Turn, step: int, request: dict[str, Any], script: Scri
         "choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(turn)}],
         "usage": usage_of(turn, request, script),
     }
+    return {**body, "timings": turn.timings} if turn.timings is not None else body
 
 
 def stream_chunks(turn: Turn, step: int, request: dict[str, Any], script: Script) -> list[dict[str, Any]]:
@@ -133,7 +135,8 @@ def stream_chunks(turn: Turn, step: int, request: dict[str, Any], script: Script
             if repeat_ids:
                 delta = {**head, "function": {"name": call.name, "arguments": piece}}
             chunks.append(chunk({"tool_calls": [delta]}))
-    chunks.append(chunk({}, _finish_reason(turn)))
+    last = chunk({}, _finish_reason(turn))
+    chunks.append({**last, "timings": turn.timings} if turn.timings is not None else last)
     wants_usage = bool((request.get("stream_options") or {}).get("include_usage"))
     if wants_usage and not script.quirks.get("ignore_include_usage"):
         chunks.append({**base, "choices": [], "usage": usage_of(turn, request, script)})

@@ -6,7 +6,9 @@ A script is JSON (or the same structure in Python)::
       "steps": [                                  # one per chat-completion request, in order
         {"content": "Reading it.", "tool_calls": [{"name": "read_file", "arguments": {"file_path": "a.py"}}]},
         {"fault": "status", "status": 429, "retry_after": "0.05"},
-        {"content": "Done.", "reasoning": "It was easy."}
+        {"content": "Done.", "reasoning": "It was easy."},
+        {"content": "Cached.", "usage": {"prompt_tokens": 900, "prompt_tokens_details": {"cached_tokens": 800}},
+         "timings": {"prompt_n": 100, "cache_n": 800, "prompt_ms": 250.0}}   # llama.cpp's, on the last chunk
       ],
       "models": ["scripted-model"],               # GET /models; if given, other model names get a 404
       "api_key": "secret",                        # if given, another bearer token gets a 401
@@ -31,7 +33,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 FAULTS = ("status", "drop", "drop_mid_stream", "malformed_sse", "empty_stream", "hang")
-TURN_KEYS = {"content", "tool_calls", "reasoning", "reasoning_field", "finish_reason", "usage", "chunk_delay"}
+TURN_KEYS = {
+    "content", "tool_calls", "reasoning", "reasoning_field", "finish_reason", "usage", "chunk_delay", "timings",
+}
 FAULT_KEYS = {"fault", "status", "retry_after", "headers", "message", "code", "seconds"}
 TEXT_CALL_STYLES = ("tagged", "qwen_xml", "llama", "mistral", "deepseek", "fenced", "bare")
 SERVER_KINDS = ("ollama", "llamacpp", "vllm", "lmstudio")
@@ -71,8 +75,10 @@ class Turn:
     reasoning: str = ""
     reasoning_field: str = "reasoning_content"
     finish_reason: str | None = None
-    usage: dict[str, int] | None = None
+    usage: dict[str, Any] | None = None
     chunk_delay: float = 0.0
+    timings: dict[str, Any] | None = None
+    """llama.cpp's `timings` object, sent on the completion and on the chunk with the finish_reason."""
 
 
 @dataclass
@@ -151,6 +157,7 @@ def _parse_step(index: int, data: Any) -> Step:
         finish_reason=data.get("finish_reason"),
         usage=data.get("usage"),
         chunk_delay=float(data.get("chunk_delay", 0.0)),
+        timings=data.get("timings"),
     )
 
 

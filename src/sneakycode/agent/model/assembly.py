@@ -48,7 +48,31 @@ def usage_from(payload: dict[str, Any]) -> Usage | None:
         prompt_tokens=int(raw.get("prompt_tokens") or 0),
         completion_tokens=int(raw.get("completion_tokens") or 0),
         cached_tokens=int(cached or 0),
+        cache_reported=isinstance(cached, int),
     )
+
+
+def _count(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else None
+
+
+def with_timings(usage: Usage | None, timings: Any) -> Usage | None:
+    """Usage completed by llama.cpp's `timings` (on its last chunk, or the whole completion): `prompt_n` tokens
+    evaluated, `cache_n` reused from the slot's cache, `prompt_ms` spent reading them. Its usage counts the
+    whole prompt (prompt_n + cache_n); a server that sent timings but no usage gets one built from them."""
+    if not isinstance(timings, dict):
+        return usage
+    evaluated, reused = _count(timings.get("prompt_n")), _count(timings.get("cache_n"))
+    if evaluated is None or reused is None:
+        return usage
+    if usage is None:
+        usage = Usage(prompt_tokens=evaluated + reused, completion_tokens=_count(timings.get("predicted_n")) or 0)
+    usage.cached_tokens = min(reused, usage.prompt_tokens)
+    usage.cache_reported = True
+    prompt_ms = timings.get("prompt_ms")
+    if isinstance(prompt_ms, int | float) and not isinstance(prompt_ms, bool) and prompt_ms >= 0:
+        usage.prefill_seconds = round(prompt_ms / 1000, 3)
+    return usage
 
 
 def estimate_text_tokens(text: str) -> int:
@@ -64,12 +88,14 @@ class TurnBuilder:
         self.reasoning = ""
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
+        self.timings: Any = None
         self.saw_choice = False
         self._calls: list[_PartialCall] = []
         self._slot: dict[int, int] = {}
 
     def add_chunk(self, chunk: dict[str, Any]) -> None:
         self.usage = usage_from(chunk) or self.usage
+        self.timings = chunk.get("timings") or self.timings
         for choice in chunk.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
@@ -110,6 +136,7 @@ class TurnBuilder:
 
     def add_completion(self, completion: dict[str, Any]) -> None:
         self.usage = usage_from(completion)
+        self.timings = completion.get("timings")
         for choice in completion.get("choices") or []:
             if choice.get("index", 0) != 0:
                 continue
@@ -123,6 +150,10 @@ class TurnBuilder:
                     _PartialCall(call.get("id") or "", _text(function.get("name")), _text(function.get("arguments")))
                 )
             self.finish_reason = choice.get("finish_reason")
+
+    def reported_usage(self) -> Usage | None:
+        """What the server said the reply used (usage and timings joined), or None when it said nothing."""
+        return with_timings(self.usage, self.timings)
 
     def visible_content(self) -> str:
         """The answer streamed so far, without reasoning written between `<think>` tags."""
@@ -141,6 +172,6 @@ class TurnBuilder:
             content=answer,
             tool_calls=self.tool_calls(),
             reasoning="\n\n".join(part for part in (self.reasoning, thought) if part),
-            usage=self.usage or Usage(),
+            usage=self.reported_usage() or Usage(),
             finish_reason=self.finish_reason,
         )

@@ -36,7 +36,7 @@ from sneakycode.agent.model.failures import (
     MalformedReply,
     classify,
 )
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, output_cap
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, cache_request_fields, output_cap
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
@@ -266,11 +266,14 @@ class OpenAIChatModel:
         tools: Any = request.tools if request.tools else openai.omit
         messages = cast(Any, request.messages)
         # OpenAI's own API wants the newer name (its reasoning models refuse max_tokens); other servers the old.
-        cap: Any = (
+        options: Any = (
             {"max_completion_tokens": request.max_tokens}
             if self.config.provider == "openai"
             else {"max_tokens": request.max_tokens}
         )
+        extra = cache_request_fields(self.config)
+        if extra:  # only for the server kinds that define the fields (through the SDK's extra_body)
+            options["extra_body"] = extra
         try:
             if streaming:
                 stream = self._client.chat.completions.create(
@@ -279,7 +282,7 @@ class OpenAIChatModel:
                     tools=tools,
                     stream=True,
                     stream_options={"include_usage": True},
-                    **cap,
+                    **options,
                 )
                 with stream:
                     for chunk in stream:
@@ -288,7 +291,7 @@ class OpenAIChatModel:
                         events.put(("chunk", chunk.to_dict()))
             else:
                 completion = self._client.chat.completions.create(
-                    model=self.config.model, messages=messages, tools=tools, **cap
+                    model=self.config.model, messages=messages, tools=tools, **options
                 )
                 if not isinstance(completion, openai.BaseModel):
                     raise MalformedReply(f"not a chat completion: {str(completion)[:200]!r}")
@@ -313,10 +316,10 @@ class OpenAIChatModel:
                 names = ", ".join(c.name for c in calls)
                 self._log(f"model: the reply wrote {len(calls)} tool call(s) as text ({names}); parsed into tool_calls")
                 turn.tool_calls, turn.content = calls, rest
-        if builder.usage is None:
+        if builder.reported_usage() is None:
             turn.usage = self._estimate_usage(request, turn)
         elif not cancelled:
-            check_prompt_not_truncated(self.config, request.messages, request.tools, builder.usage.prompt_tokens)
+            check_prompt_not_truncated(self.config, request.messages, request.tools, turn.usage.prompt_tokens)
         return turn
 
     def _parses_text(self, request: _Request) -> bool:

@@ -13,6 +13,7 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlparse
 
 from sneakycode.agent.model.families import supports_images_for
@@ -96,6 +97,9 @@ class ModelConfig:
     help: str = ""
     supports_images: bool = False
     """Whether the model takes images: the supports_images setting, else the known-vision-model table."""
+    server_kind: str = ""
+    """The local server software (llamacpp, ollama, vllm, lmstudio): the local preset's, else the one whose
+    info endpoint answered when the window was asked (see `window`); "" when unknown or hosted."""
 
 
 HOSTED_OUTPUT_CAP = 16_384
@@ -110,6 +114,23 @@ def output_cap(config: ModelConfig) -> int:
     if config.local or config.provider == "custom":
         return max(256, min(LOCAL_OUTPUT_CAP, config.context_window // 4))
     return HOSTED_OUTPUT_CAP
+
+
+OLLAMA_KEEP_ALIVE = "30m"
+"""How long Ollama is asked to keep the model (and so its prompt cache) loaded after each request; its own
+default is 5 minutes (OLLAMA_KEEP_ALIVE), short enough that a user who reads a diff for a while finds the
+whole conversation evaluated again."""
+
+
+def cache_request_fields(config: ModelConfig) -> dict[str, Any]:
+    """The non-standard request fields that ask this server to keep what it has read, sent only to the server
+    kind that defines them (others may reject unknown fields): llama.cpp `cache_prompt: true` (its default
+    since late 2024, but older builds default to false), Ollama `keep_alive`. See docs/providers.md."""
+    if config.server_kind == "llamacpp":
+        return {"cache_prompt": True}
+    if config.server_kind == "ollama":
+        return {"keep_alive": OLLAMA_KEEP_ALIVE}
+    return {}
 
 
 def list_models(base_url: str, api_key: str | None, timeout: float) -> list[str]:
@@ -247,6 +268,7 @@ def resolve_model_config(
         max_retries=settings.max_retries,
         retry_backoff=settings.retry_backoff,
         local=preset.local,
+        server_kind=preset.name if preset.local else "",
         help=preset.help,
         supports_images=supports_images_for(model, settings.supports_images),
     )

@@ -19,7 +19,7 @@ import json
 import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlparse
 
@@ -35,6 +35,8 @@ class DiscoveredWindow:
     tokens: int
     source: str
     """Which server kind and field told it, for --verbose and error messages."""
+    kind: str = ""
+    """The server kind that answered (a key of PROBES)."""
 
 
 def _server_root(base_url: str) -> str:
@@ -119,9 +121,10 @@ def discover_context_window(
 
     def ask(kind: str) -> DiscoveredWindow | None:
         try:
-            return PROBES[kind](base_url, model, api_key, timeout)
+            found = PROBES[kind](base_url, model, api_key, timeout)
         except (OSError, ValueError):
             return None
+        return replace(found, kind=kind) if found is not None else None
 
     with ThreadPoolExecutor(max_workers=len(order)) as pool:
         answers = list(pool.map(ask, order))

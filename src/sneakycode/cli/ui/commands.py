@@ -12,6 +12,7 @@ from sneakycode.agent.loop import Agent
 from sneakycode.agent.subagents import Subagents
 from sneakycode.cli.text import markup_safe
 from sneakycode.cli.ui import model_commands, session_commands
+from sneakycode.cli.ui.status import cache_summary
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.extensions.invocation import Extensions
 
@@ -172,6 +173,8 @@ def _stats(sc: SlashContext, _arg: str) -> bool:
         f"${spent.cost:.4f} ({markup_safe(spent.price.source)})")
     sc.console.print(f"tokens: {spent.prompt_tokens:,} in ({spent.cached_tokens:,} cached), "
                      f"{spent.completion_tokens:,} out")
+    sc.console.print(f"prompt cache: {cache_summary(spent.cached_tokens, spent.prompt_tokens, spent.cache_reported)}"
+                     + (f"; prefill {spent.prefill_seconds:.1f} s" if spent.prefill_seconds is not None else ""))
     sc.console.print(f"cost: {cost}")
     sc.console.print(f"jobs: {len(sc.agent.ctx.jobs.running())} running, {len(sc.agent.ctx.jobs.jobs)} started")
     return True

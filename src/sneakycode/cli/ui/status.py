@@ -22,10 +22,13 @@ class StatusFacts:
     tokens: int
     cost: float | None  # None: no price known for this model
     jobs: tuple[tuple[int, str], ...] = ()
+    cached_tokens: int | None = None  # None: the server does not say what its prompt cache served
+    prompt_tokens: int = 0
+    prefill_seconds: float | None = None  # None: the server does not say how long reading prompts took
 
 
 def status_text(facts: StatusFacts) -> str:
-    """` model · mode · context 12% · 3,400 tokens · $0.0021 · jobs: [1] npm run dev`."""
+    """` model · mode · context 12% · 3,400 tokens · cached 91% · prefill 4.2 s · $0.0021 · jobs: [1] npm run dev`."""
     share = 100 * facts.context_tokens / facts.context_window if facts.context_window else 0.0
     parts = [
         facts.model,
@@ -33,12 +36,24 @@ def status_text(facts: StatusFacts) -> str:
         f"context {share:.0f}% of {_short(facts.context_window)}",
         f"{facts.tokens:,} tokens",
     ]
+    if facts.cached_tokens is not None and facts.prompt_tokens:
+        parts.append(f"cached {100 * facts.cached_tokens / facts.prompt_tokens:.0f}%")
+    if facts.prefill_seconds is not None:
+        parts.append(f"prefill {facts.prefill_seconds:.1f} s")
     if facts.cost is not None:
         parts.append(f"${facts.cost:.4f}")
     if facts.jobs:
         shown = (f"[{number}] {command[:JOB_COMMAND_CHARS]}" for number, command in facts.jobs)
         parts.append("jobs: " + "  ".join(shown) + " (/jobs)")
     return " " + " · ".join(parts)
+
+
+def cache_summary(cached: int, prompt: int, reported: bool) -> str:
+    """What the server's prompt cache did for the session, in words (/stats)."""
+    if not reported:
+        return "not reported by this server"
+    share = f" ({100 * cached / prompt:.0f}%)" if prompt else ""
+    return f"{cached:,} of {prompt:,} prompt tokens served from the cache{share}, {max(0, prompt - cached):,} read anew"
 
 
 def _short(tokens: int) -> str:
@@ -58,6 +73,9 @@ def agent_status(agent: Agent, model: str) -> StatusFacts:
         tokens=spent.tokens,
         cost=spent.cost_usd,
         jobs=running_jobs(agent.ctx),
+        cached_tokens=spent.cached_tokens if spent.cache_reported else None,
+        prompt_tokens=spent.prompt_tokens,
+        prefill_seconds=spent.prefill_seconds,
     )
 
 
