@@ -22,6 +22,7 @@ class RunResult:
     completion_tokens: int = 0
     usage_estimated: bool = False
     budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
+    error_kind: str | None = None  # status "error" from a failed model request: its errors.ModelErrorKind
 
 
 @dataclass
