@@ -83,6 +83,9 @@ class RunWatch:
         self.stall_limit = stall_limit
         self._clock = clock
         self._lock = threading.Lock()
+        # Held while events are told, and taken by a watched item's end: nothing of it is told after it ended
+        # (no heartbeat after the tool's result, no stall after the stream's `final`). Always before `_lock`.
+        self._telling = threading.Lock()
         self._watched: dict[str, _Watched] = {}
         self._thread: threading.Thread | None = None
 
@@ -129,19 +132,20 @@ class RunWatch:
         try:
             yield
         finally:
-            with self._lock:
+            with self._telling, self._lock:
                 self._watched.pop(key, None)
 
     def _run(self) -> None:
         while True:
-            with self._lock:
-                if not self._watched:
-                    self._thread = None  # under the lock: the next watched item starts a new thread
-                    return
-                due = self._due(self._clock())
-            for event in due:
-                with suppress(Exception):  # a face that fails to show a notice must not stop the watch
-                    self._emit(event)
+            with self._telling:
+                with self._lock:
+                    if not self._watched:
+                        self._thread = None  # under the lock: the next watched item starts a new thread
+                        return
+                    due = self._due(self._clock())
+                for event in due:
+                    with suppress(Exception):  # a face that fails to show a notice must not stop the watch
+                        self._emit(event)
             time.sleep(TICK)
 
     def _due(self, now: float) -> list[Event]:
