@@ -210,15 +210,22 @@ def test_the_turn_limit_exits_3_and_says_how_to_go_on(server: ScriptedServer, ws
     server.add_steps([call("list_dir"), call("list_dir"), call("list_dir")])
     result = headless(server, ws, "Look around", "--max-turns", "2")
     assert result.code == 3
-    assert "2 model turns" in result.stderr and "--continue" in result.stderr and "--max-turns" in result.stderr
+    assert "2 model turns" in result.stderr and "--resume " in result.stderr and "--max-turns" in result.stderr
     assert len(server.chat_requests) == 2
 
 
-def test_a_failing_model_exits_1_with_the_reason(ws: Path) -> None:
+def test_a_rejected_key_exits_4_with_the_reason(ws: Path) -> None:
     with ScriptedServer({"steps": [], "api_key": "right-key"}) as keyed:
         result = headless(keyed, ws, "Hi", "--api-key", "wrong-key")
-    assert result.code == 1
+    assert result.code == 4
     assert "rejected the API key" in result.stderr and "--api-key" in result.stderr
+
+
+def test_a_failing_model_exits_1_with_the_reason(ws: Path) -> None:
+    with ScriptedServer([{"fault": "status", "status": 400, "message": "bad tools array"}]) as server:
+        result = headless(server, ws, "Hi")
+    assert result.code == 1
+    assert "refused the request (HTTP 400: bad tools array)" in result.stderr and "--resume " in result.stderr
 
 
 def test_usage_errors_exit_2(server: ScriptedServer, ws: Path) -> None:

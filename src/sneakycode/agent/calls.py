@@ -14,6 +14,7 @@ from sneakycode.agent.images import tool_images_message
 from sneakycode.agent.messages import Message, ToolMessage
 from sneakycode.agent.protocol import EventSink, ToolCall
 from sneakycode.agent.results import Outcome, RunResult
+from sneakycode.agent.watch import RunWatch
 from sneakycode.errors import ErrorCode
 from sneakycode.permissions.gate import Gate, PreparedCall
 from sneakycode.session.checkpoints import Checkpoints
@@ -36,6 +37,7 @@ class ToolCalls:
     checkpoints: Checkpoints | None
     session_turns: int
     repeats: RepeatWatch
+    watch: RunWatch
     totals: RunResult
     _images: list[tuple[str, ImagePart]]
 
@@ -124,7 +126,8 @@ class ToolCalls:
             self.sink.emit(event)
             if verdict.refusal is not None:
                 return Outcome(verdict.refusal)
-        result, bug = self._run_safely(prepared)
+        with self.watch.tool_call(call.id, call.name):
+            result, bug = self._run_safely(prepared)
         notes = self.hooks.after_call(self.ctx, prepared, result) if prepared.failure is None else []
         ends_run = prepared.tool is not None and prepared.tool.ends_run
         return Outcome(result, finished=ends_run and result.success, notes=notes, bug=bug)

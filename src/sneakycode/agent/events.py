@@ -109,6 +109,23 @@ class SubagentEvent(TypedDict):
     turns: NotRequired[int]
 
 
+class StallEvent(_Tagged):
+    type: Literal["stall"]
+    source: Literal["model", "tool"]  # waiting for the model's reply, or for a running tool call
+    seconds: int  # how long nothing has arrived (sent again each time stall_seconds more pass)
+    message: str  # what is waiting, for how long, and what happens next
+    id: NotRequired[str]  # the tool call's id (source "tool")
+    name: NotRequired[str]  # the tool's name (source "tool")
+
+
+class ProgressEvent(_Tagged):
+    type: Literal["progress"]
+    id: str  # the tool call's id
+    name: str
+    elapsed: int  # seconds since the call started
+    last_line: str  # the last line of output so far ("" before any)
+
+
 Event = (
     TurnEvent
     | TextDeltaEvent
@@ -121,4 +138,6 @@ Event = (
     | TasksEvent
     | NoticeEvent
     | SubagentEvent
+    | StallEvent
+    | ProgressEvent
 )

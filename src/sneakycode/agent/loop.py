@@ -25,6 +25,7 @@ from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, 
 from sneakycode.agent.prompts import build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink
 from sneakycode.agent.results import RunResult, RunStatus
+from sneakycode.agent.watch import RunWatch
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ModelError, SneakyError
 from sneakycode.extensions.hooks import HookRunner
@@ -113,6 +114,9 @@ class Agent(ToolCalls):
         self.spending = spending or Spending()
         self.budgets = BudgetKeeper(budgets or Budgets(), self.spending)
         self._images: list[tuple[str, ImagePart]] = []  # tool results' images, sent after the reply's results
+        settings = ctx.settings
+        self.watch = RunWatch(sink.emit, settings.stall_seconds, first_byte_limit=settings.request_timeout,
+                              stall_limit=settings.stall_timeout or settings.stream_idle_timeout)
 
     @property
     def cancel(self) -> threading.Event:
@@ -263,6 +267,7 @@ class Agent(ToolCalls):
             try:
                 reply = self._complete()
             except SneakyError as exc:
+                self.totals.error_kind = exc.kind if isinstance(exc, ModelError) else None
                 return self._end("error", f"The model request failed: {exc}")
             if self.cancel.is_set():
                 self._account(reply)
@@ -301,7 +306,7 @@ class Agent(ToolCalls):
         """One model request; when the server says the history is too long (our estimate was low), shrink
         the assumed window below what was sent, compact, and try once more."""
         try:
-            return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel)
+            return self._watched_complete()
         except ModelError as exc:
             if exc.kind != "context_length":
                 raise
@@ -310,7 +315,13 @@ class Agent(ToolCalls):
             self.ctx.output_budget = self.context.output_budget()
             self.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
             self._compact()
-            return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel)
+            return self._watched_complete()
+
+    def _watched_complete(self) -> AssistantTurn:
+        """The request, with the stall watch told of everything that arrives (see agent/watch.py)."""
+        with self.watch.model_request() as activity:
+            return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel,
+                                       on_activity=activity)
 
     def _on_text(self, text: str) -> None:
         self.sink.emit({"type": "text_delta", "text": text})

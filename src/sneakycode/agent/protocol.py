@@ -61,7 +61,9 @@ class AssistantTurn:
 
 
 class ChatModel(Protocol):
-    """Sends the history and tool schemas, returns the assistant's reply."""
+    """Sends the history and tool schemas, returns the assistant's reply. `on_activity` is called whenever
+    anything arrives from the server (text, reasoning, a tool call's fragment): what tells a slow model from a
+    stalled one."""
 
     def complete(
         self,
@@ -70,6 +72,7 @@ class ChatModel(Protocol):
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        on_activity: Callable[[], None] | None = None,
     ) -> AssistantTurn: ...
 
 

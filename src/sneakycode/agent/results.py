@@ -25,6 +25,7 @@ class RunResult:
     cache_reported: bool = False  # whether any reply said what was cached
     prefill_seconds: float | None = None  # time the server spent reading prompts, where it says (llama.cpp)
     budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
+    error_kind: str | None = None  # status "error" from a failed model request: its errors.ModelErrorKind
 
 
 @dataclass

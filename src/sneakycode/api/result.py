@@ -41,13 +41,19 @@ class Result:
     denied: list[dict[str, Any]] = field(default_factory=list)
     jobs: list[dict[str, Any]] = field(default_factory=list)
     budget: str | None = None  # which budget stopped it: max_turns, max_tokens, max_cost, timeout
+    error_kind: str | None = None  # status "error" from a failed model request: auth, timeout, ... (ModelErrorKind)
 
     @property
     def success(self) -> bool:
         return self.status in ("finished", "answered")
 
+    @property
+    def resume(self) -> str | None:
+        """How to go on with a run that ended early (any status but finished and answered): the flag to pass."""
+        return None if self.success or not self.session_id else f"--resume {self.session_id}"
+
     def to_dict(self) -> dict[str, Any]:
         """The JSON result (docs/headless.md): `result` holds the message."""
         shown = asdict(self)
         return {"result": shown.pop("message"), "success": self.success, "status": shown.pop("status"),
-                "budget": shown.pop("budget"), **shown}
+                "budget": shown.pop("budget"), **shown, "resume": self.resume}

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 # The events a program (and `-p --output-format stream-json`) sees; turn markers and text deltas are the
 # terminal's.
 STREAMED_EVENTS = frozenset(
-    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice", "subagent"}
+    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice", "subagent",
+     "stall", "progress"}
 )
 _DONE = object()
 
@@ -56,8 +57,14 @@ class _Fanout:
         self.denied: list[dict[str, Any]] = []
         self._arguments: dict[str, str] = {}
         self.stream: Callable[[Event], None] | None = None
+        # Events come from the loop, tool threads and the stall watch's thread: one at a time, so lines never mix.
+        self._one_at_a_time = threading.RLock()
 
     def emit(self, event: Event) -> None:
+        with self._one_at_a_time:
+            self._emit(event)
+
+    def _emit(self, event: Event) -> None:
         if event["type"] == "tool_call":
             self._arguments[event["id"]] = event["arguments"]
         if event["type"] == "permission" and event["outcome"] == "denied":
@@ -256,6 +263,7 @@ class Session:
             denied=list(self._sink.denied),
             jobs=self.job_summaries(),
             budget=outcome.budget or ("max_turns" if outcome.status == "turn_limit" else None),
+            error_kind=outcome.error_kind,
         )
 
     def job_summaries(self) -> list[dict[str, Any]]:

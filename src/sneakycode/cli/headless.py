@@ -8,8 +8,9 @@ the run goes (schema: cli/stream_schema.json) and a `final` event with the same 
 `--input-format stream-json` each JSON line on stdin is one user message of the same session; a line that is
 not one gets an `error` event (code invalid_input) and is skipped (see cli/stream_input.py). Budgets
 (`--max-turns`, `--max-tokens`, `--max-cost`, `--timeout`) end a run cleanly with exit code 3. Exit codes:
-0 finished, 1 error, 2 usage or configuration error, 3 a budget ran out, 130 interrupted (SIGINT; a second
-SIGINT stops at once). Every job is killed when the run ends.
+0 finished, 1 error, 2 usage or configuration error, 3 a budget ran out, 4 the provider refused the key or
+the model, 5 the model server stalled, 130 interrupted (SIGINT; a second SIGINT stops at once). Every job
+is killed when the run ends, and a run that ends early says how to resume it (`--resume ID`).
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sneakycode.api.options import Options
-from sneakycode.cli.exit_codes import ExitCode
+from sneakycode.cli.exit_codes import EXIT_BY_MODEL_ERROR, ExitCode
 from sneakycode.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report
 from sneakycode.cli.startup import cancel_on_sigint, debug_printer, options_from_args, protect_key
 from sneakycode.cli.stream_input import StdinUnusable, check_text, read_task, user_messages
-from sneakycode.errors import ConfigError, SneakyError, ToolError
+from sneakycode.errors import ConfigError, ModelError, SneakyError, ToolError
 from sneakycode.permissions.gate import Unattended
 
 if TYPE_CHECKING:
@@ -110,7 +111,7 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
             for request in _chain(tasks, messages):
                 result = session.run(request, attach)
                 attach = []
-                code = EXIT_BY_STATUS[result.status]
+                code = _exit_code(result)
                 if result.status in STOPPING:
                     break
                 if args.input_format == "stream-json":  # each message's result in the output format (stream-json:
@@ -124,10 +125,12 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
         session.close()
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    except SneakyError as exc:
+    except SneakyError as exc:  # a model request outside the loop's own (compaction) failed
         session.close()
         print(f"sneakycode: {exc}", file=sys.stderr)
-        return ExitCode.FAILURE
+        print(f"sneakycode: the session is saved; resume it with `sneakycode -p TASK --resume {session.session_id}`.",
+              file=sys.stderr)
+        return EXIT_BY_MODEL_ERROR.get(exc.kind, ExitCode.FAILURE) if isinstance(exc, ModelError) else ExitCode.FAILURE
     except KeyboardInterrupt:
         session.close()
         print("sneakycode: interrupted", file=sys.stderr)
@@ -140,6 +143,13 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
         result.jobs = session.job_summaries()  # as the end of the session left them (killed)
         report(args.output_format, sink, result.to_dict(), killed)
     return code
+
+
+def _exit_code(result: Result) -> ExitCode:
+    """By how the run ended; a failed model request whose kind a script can act on has its own code."""
+    if result.status == "error" and result.error_kind in EXIT_BY_MODEL_ERROR:
+        return EXIT_BY_MODEL_ERROR[result.error_kind]
+    return EXIT_BY_STATUS[result.status]
 
 
 def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:

@@ -62,8 +62,13 @@ class HeadlessSink:
         if event["type"] == "notice":
             trace = event.get("traceback") if self.verbose else None
             return f"{event['message']}\n{trace.rstrip()}" if trace else event["message"]
+        if event["type"] == "stall":  # never silently stuck: said whatever the verbosity
+            return f"waiting: {event['message']}"
         if not self.verbose:
             return ""
+        if event["type"] == "progress":
+            last = f": {event['last_line']}" if event["last_line"] else ""
+            return f"{event['name']} running for {event['elapsed']} s{last}"
         if event["type"] == "tool_call":
             return f"-> {event['name']} {event['arguments']}"
         if event["type"] == "tool_result":
@@ -90,19 +95,20 @@ def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], kill
     if killed:
         listed = ", ".join(f"{job.id} ({job.command[:60]})" for job in killed)
         print(f"sneakycode: the run ended, so its running jobs were killed: {printable(listed)}", file=sys_err(sink))
+    resume = f"`sneakycode -p TASK {summary['resume']}`" if summary.get("resume") else "`sneakycode -p TASK --continue`"
     if status in ("turn_limit", "budget"):
         done = f"Done: {summary['turns']} turn(s), {summary['tool_calls']} tool call(s)"
         changed = summary["files_changed"]
         done += f", files changed: {', '.join(changed)}." if changed else ", no files changed."
         more = ("allow more with --max-turns N (max_turns in the config)" if status == "turn_limit"
                 else f"raise the {summary['budget'].replace('_', '-')} budget")
-        print(printable(f"sneakycode: {summary['result']} {done} Continue with `sneakycode -p TASK --continue` "
-                        f"or {more}."), file=sys_err(sink))
+        print(printable(f"sneakycode: {summary['result']} {done} Continue with {resume} or {more}."),
+              file=sys_err(sink))
     elif status == "error":
         print(f"sneakycode: {printable(summary['result'])}", file=sys_err(sink))
+        print(printable(f"sneakycode: the session is saved; resume it with {resume}."), file=sys_err(sink))
     elif status == "cancelled":
-        print(f"sneakycode: interrupted. {printable(summary['result'])} Resume with --resume {summary['session_id']}.",
-              file=sys_err(sink))
+        print(printable(f"sneakycode: interrupted. {summary['result']} Resume with {resume}."), file=sys_err(sink))
 
 
 def sys_err(sink: HeadlessSink) -> TextIO:

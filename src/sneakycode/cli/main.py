@@ -1,7 +1,8 @@
 """Command-line entry point: parses flags and hands off; every command's work lives in its own module.
 
 Imports are lazy so `sneakycode tool` and `sneakycode --help` start without loading the model client or UI.
-Exit codes: 0 success, 1 failure, 2 usage error, 3 a budget ran out (turns, tokens, cost, time), 130 interrupted.
+Exit codes: 0 success, 1 failure, 2 usage error, 3 a budget ran out (turns, tokens, cost, time), 4 the provider
+refused the key or the model, 5 the model server stalled, 130 interrupted (cli/exit_codes.py).
 """
 
 from __future__ import annotations

@@ -231,10 +231,21 @@ class Settings(_Strict):
         "4,096, for local servers, 16,384 for hosted ones.",
     )
     stream_idle_timeout: float = Field(
-        60.0, gt=0, description="Seconds a streamed reply may send nothing before the request is retried."
+        120.0, gt=0, description="The older name of stall_timeout, used when stall_timeout is unset."
+    )
+    stall_seconds: float = Field(
+        60.0, gt=0, description="Seconds without a token from the model or output from a running tool before "
+        "the terminal and stream-json (a `stall` event) say so, and again each time as long again passes."
+    )
+    stall_timeout: float | None = Field(
+        None, gt=0, description="Seconds a reply that started may send nothing before the request is given up and "
+        "sent once more; a second stall ends the run (exit code 5). Unset: stream_idle_timeout (120)."
     )
     max_turns: int = Field(50, ge=1, description="Model turns before a run stops.")
-    request_timeout: float = Field(120.0, gt=0, description="Seconds to wait for one model response.")
+    request_timeout: float = Field(
+        120.0, gt=0, description="Seconds to wait for a model response to start (a long prompt is read first); "
+        "a request timed out is sent once more, then the run ends (exit code 5)."
+    )
     max_retries: int = Field(4, ge=0, description="Retries of a model request on 429, 5xx or connection errors.")
     retry_backoff: float = Field(
         1.0, ge=0, description="Seconds before the first retry; doubles each retry (with jitter) unless Retry-After."

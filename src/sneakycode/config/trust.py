@@ -37,6 +37,7 @@ TIGHTENING_KEYS = frozenset(
 HARMLESS_KEYS = frozenset(
     {
         "model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls",
+        "stall_seconds", "stall_timeout", "stream_idle_timeout",
         "tools.edit_format", "mcp.max_tool_chars", "supports_images",
     }
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.

@@ -108,13 +108,17 @@ def run_captured(
     tail_limit: int,
     spill_dir: Path | None,
     spill_limit: int,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> CapturedRun:
-    """Run argv, keeping head and tail of its interleaved output and of its stderr (see HeadTailCapture)."""
+    """Run argv, keeping head and tail of its interleaved output and of its stderr (see HeadTailCapture);
+    `on_output` also sees each chunk as it arrives (progress shown while the command runs)."""
     output = HeadTailCapture(head_limit, tail_limit, spill_dir, spill_limit)
     stderr = HeadTailCapture(head_limit, tail_limit)
 
     def sink(stream: Stream, chunk: bytes) -> None:
         output.feed(chunk)
+        if on_output is not None:
+            on_output(chunk)
         if stream == "stderr":
             stderr.feed(chunk)
 

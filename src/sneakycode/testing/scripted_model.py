@@ -32,6 +32,7 @@ class ScriptedModel:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        on_activity: Callable[[], None] | None = None,
     ) -> AssistantTurn:
         self.requests.append(copy.deepcopy(messages))
         self.tools.append(tools)

@@ -24,6 +24,7 @@ from sneakycode.process.jobs import Job, JobLimitReached
 from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
+from sneakycode.tools.activity import output_listener
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
 
 KILL_GRACE_SECONDS = 2.0
@@ -96,6 +97,7 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
             tail_limit=budget - budget // 2,
             spill_dir=spill_dir,
             spill_limit=SPILL_LIMIT_BYTES,
+            on_output=output_listener(),
         )
     except OSError as exc:
         raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None

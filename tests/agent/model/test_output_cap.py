@@ -61,4 +61,4 @@ def test_a_stream_that_stalls_mid_reply_is_retried(harness: Any) -> None:
                 max_retries=1)
     turn = h.complete()
     assert turn.content == "fast"
-    assert h.logged("sent nothing for 0.3 s (stream_idle_timeout)")
+    assert h.logged("sent nothing for 0.3 s (stall_timeout)")

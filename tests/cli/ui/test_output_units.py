@@ -93,6 +93,22 @@ def test_a_tool_call_is_one_line_with_its_outcome_and_a_folded_result() -> None:
     assert sink.last_result == content
 
 
+def test_a_stall_is_a_line_and_progress_is_the_spinner_label() -> None:
+    """Never silently stuck (issue 26): the terminal says a stall in a line of its own, and a long command's
+    heartbeat (elapsed seconds, last line) becomes the spinner's label instead of filling the screen."""
+    out = io.StringIO()
+    sink = TerminalSink(Console(file=out, width=160, color_system=None), animated=False)
+    sink.emit({"type": "stall", "source": "model", "seconds": 60,
+               "message": "the model's reply has sent nothing for 60 s; after stall_timeout (120 s) ..."})
+    sink.emit({"type": "tool_call", "id": "1", "name": "run_command", "arguments": "{}", "headline": "make test"})
+    sink.emit({"type": "progress", "id": "1", "name": "run_command", "elapsed": 9, "last_line": "test_b PASSED"})
+    assert out.getvalue().splitlines() == [
+        "waiting: the model's reply has sent nothing for 60 s; after stall_timeout (120 s) ..."]
+    assert sink.live._status is not None
+    assert sink.live._status.label == "running run_command make test 9 s | test_b PASSED"
+    sink.finish()
+
+
 def test_the_task_list_is_shown_as_a_checklist_only_when_it_changes() -> None:
     """Regression: `[x]` was read as rich markup, so a finished task lost its mark."""
     out = io.StringIO()

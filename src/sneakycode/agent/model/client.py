@@ -35,6 +35,7 @@ from sneakycode.agent.model.failures import (
     IdleStream,
     MalformedReply,
     classify,
+    silence_message,
 )
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, cache_request_fields, output_cap
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
@@ -79,6 +80,7 @@ class _Request:
     messages: list[Message]
     tools: list[dict[str, Any]]
     max_tokens: int
+    on_activity: Callable[[], None] = lambda: None  # told of every chunk: the agent's stall watch counts on it
 
     def tool_schemas(self) -> dict[str, dict[str, Any]]:
         """Each offered tool's parameters schema, by name: text calls are checked and typed against them."""
@@ -127,8 +129,9 @@ class OpenAIChatModel:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        on_activity: Callable[[], None] | None = None,
     ) -> AssistantTurn:
-        request = _Request(prepare_messages(messages), tools, output_cap(self.config))
+        request = _Request(prepare_messages(messages), tools, output_cap(self.config), on_activity or (lambda: None))
         turn = AssistantTurn()
         for attempt in (1, 2):
             turn = self._capped(request, on_text, cancel)
@@ -172,7 +175,7 @@ class OpenAIChatModel:
     def _with_retries(
         self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
     ) -> AssistantTurn:
-        retries = 0
+        retries = stalls = 0
         while True:
             try:
                 return self._attempt(request, on_text, cancel)
@@ -184,8 +187,9 @@ class OpenAIChatModel:
                 )
             except Exception as exc:
                 failure = classify(exc)
-                if not failure.retryable or retries >= self.config.max_retries:
+                if not failure.retryable or retries >= self.config.max_retries or (failure.silence and stalls):
                     raise self._final_error(failure, retries) from exc
+                stalls += bool(failure.silence)
                 delay = failure.retry_after
                 if delay is None:
                     delay = min(MAX_BACKOFF, self.config.retry_backoff * 2**retries) * random.uniform(0.5, 1.0)
@@ -224,9 +228,10 @@ class OpenAIChatModel:
                 return self._finish(builder, request, cancelled=True)
             if kind == "idle" and last_chunk is not None and time.monotonic() - last_chunk > idle_limit:
                 abandoned.set()  # only once the stream started: a long prompt may take minutes to read first
-                raise IdleStream(f"the stream sent nothing for {idle_limit:g} s (stream_idle_timeout)")
+                raise IdleStream(f"the reply stopped and sent nothing for {idle_limit:g} s (stall_timeout)")
             if kind != "idle":
                 last_chunk = time.monotonic()
+                request.on_activity()
             if kind == "error":
                 raise payload
             if kind == "chunk":
@@ -360,10 +365,7 @@ class OpenAIChatModel:
         elif failure.kind == "bad_request":
             message = f"{config.base_url} refused the request ({failure.summary})."
         elif failure.kind == "timeout":
-            message = (
-                f"{config.base_url} sent no response within {config.request_timeout:g} s{tries}; raise "
-                f"request_timeout in the config if the model is slow.{local_help}"
-            )
+            message = silence_message(config.base_url, failure, config.request_timeout, tries) + local_help
         elif failure.kind == "connection":
             message = f"cannot reach {config.base_url}{tries}: {failure.summary}.{local_help}"
         else:

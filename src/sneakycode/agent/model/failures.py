@@ -9,6 +9,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import openai
 
@@ -24,6 +25,10 @@ class Failure:
     summary: str
     retryable: bool
     retry_after: float | None = None
+    # A server that went silent (no response within request_timeout, or none for stall_timeout mid-reply) is
+    # asked once more, whatever max_retries says: a hung server would otherwise hold a headless run for
+    # max_retries times the timeout.
+    silence: Literal["", "no_response", "mid_reply"] = ""
 
 
 class EmptyStream(Exception):
@@ -66,9 +71,18 @@ def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
             return None
 
 
+def silence_message(base_url: str, failure: Failure, request_timeout: float, tries: str) -> str:
+    """What a request given up for silence says: which setting gave up on it, and that it may be raised."""
+    if failure.silence == "mid_reply":
+        return (f"{base_url} stalled{tries}: {failure.summary}. The server may be overloaded or hung; raise "
+                "stall_timeout in the config if the model pauses that long mid-reply.")
+    return (f"{base_url} sent no response within {request_timeout:g} s{tries}; raise request_timeout in the config "
+            "if the model is slow.")
+
+
 def classify(exc: Exception) -> Failure:
     if isinstance(exc, openai.APITimeoutError):
-        return Failure("timeout", "the request timed out", True)
+        return Failure("timeout", "the request timed out", True, silence="no_response")
     if isinstance(exc, openai.APIConnectionError):
         return Failure("connection", f"connection failed ({exc.__cause__ or exc})", True)
     if isinstance(exc, openai.APIStatusError):
@@ -86,7 +100,7 @@ def classify(exc: Exception) -> Failure:
             return Failure("context_length", summary, False)
         return Failure("bad_request", summary, False)
     if isinstance(exc, IdleStream):
-        return Failure("timeout", str(exc), True)
+        return Failure("timeout", str(exc), True, silence="mid_reply")
     if isinstance(exc, json.JSONDecodeError | MalformedReply):
         return Failure("server", f"malformed reply ({exc})", True)
     if isinstance(exc, openai.APIError):

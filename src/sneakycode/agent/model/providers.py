@@ -90,7 +90,9 @@ class ModelConfig:
     request_timeout: float = 120.0
     max_output_tokens: int | None = None
     """The configured reply cap; None: `output_cap` picks one from the window."""
-    stream_idle_timeout: float = 60.0
+    stream_idle_timeout: float = 120.0
+    """Seconds a started reply may send nothing before it is given up: the stall_timeout setting (or its older
+    name, stream_idle_timeout)."""
     max_retries: int = 4
     retry_backoff: float = 1.0
     local: bool = False
@@ -264,7 +266,7 @@ def resolve_model_config(
         ),
         request_timeout=settings.request_timeout,
         max_output_tokens=settings.max_output_tokens,
-        stream_idle_timeout=settings.stream_idle_timeout,
+        stream_idle_timeout=settings.stall_timeout or settings.stream_idle_timeout,  # one setting, two names
         max_retries=settings.max_retries,
         retry_backoff=settings.retry_backoff,
         local=preset.local,

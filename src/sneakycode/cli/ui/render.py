@@ -110,6 +110,12 @@ class TerminalSink:
             self.tokens += event["prompt_tokens"] + event["completion_tokens"]
             self._streamed = 0
             return
+        if event["type"] == "progress":  # the spinner's line says how long and what the command printed last
+            pending = self._pending.get(event["id"])
+            line = pending.line[:60] if pending is not None else event["name"]
+            last = f" | {event['last_line'][:60]}" if event["last_line"] else ""
+            self.live.set_status(f"running {line} {event['elapsed']} s{last}")
+            return
         self.stream.finish()
         if event["type"] == "assistant":
             self.live.set_status(None)
@@ -130,6 +136,8 @@ class TerminalSink:
             self._checklist(event["tasks"])
         elif event["type"] == "notice":
             self.console.print(f"{who}[yellow]{markup_safe(event['message'])}[/]")
+        elif event["type"] == "stall":
+            self.console.print(f"{who}[yellow]waiting: {markup_safe(event['message'])}[/]")
 
     def _watch(self, call_id: str, line: str) -> None:
         """Without a spinner nothing says what runs: a call still going after a moment gets a line, so a long
