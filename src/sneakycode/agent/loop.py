@@ -22,7 +22,7 @@ from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import user_message
 from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, UserMessage, history_from
-from sneakycode.agent.prompts import build_system_prompt
+from sneakycode.agent.prompts import compose_system_prompt, resumed_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink
 from sneakycode.agent.results import RunResult, RunStatus
 from sneakycode.agent.watch import RunWatch
@@ -95,13 +95,13 @@ class Agent(ToolCalls):
         self._set_tools(openai_schemas(offered))
         notices: list[str] = []
         self._prompt_parts = (skills_prompt, system_prompt, role)
-        prompt = self._prompt = self._compose_prompt(offered, notices)
+        prompt = self._prompt = compose_system_prompt(ctx.workspace, offered, notices, *self._prompt_parts)
         self.checkpoints = checkpoints
         self.session_turns = session_turns  # model turns across the session: what checkpoints are numbered by
         for notice in [*notices, checkpoints.notice if checkpoints else None]:
             self._notice(notice)
         resumed = history_from(history or [], "the resumed session")  # outside messages: checked here and in rewound
-        system: SystemMessage = {"role": "system", "content": _resumed_system_prompt(prompt, resumed)}
+        system: SystemMessage = {"role": "system", "content": resumed_system_prompt(prompt, resumed)}
         self.history: list[Message] = [system, *(m for m in resumed if m["role"] != "system")]
         # What a resumed session must be told goes into its first new user message, after the history: the
         # system prompt and every earlier message stay byte for byte what the server has cached.
@@ -155,22 +155,13 @@ class Agent(ToolCalls):
         with self._tools_lock:
             self.gate.offered = {t.name: t for t in tools}
             self._set_tools(openai_schemas(tools))
-            prompt = self._compose_prompt(tools, [])
+            prompt = compose_system_prompt(self.ctx.workspace, tools, [], *self._prompt_parts)
             system = self.history[0]
             tail = str(system["content"])[len(self._prompt):]  # the resumed note, hooks' session context
             system["content"] = prompt + tail
             self._prompt = prompt
         if self.transcript is not None:
             self.transcript.write("history", messages=self.history, reason=reason)
-
-    def _compose_prompt(self, offered: tuple[Tool, ...], notices: list[str]) -> str:
-        skills, instructions, role = self._prompt_parts
-        prompt = build_system_prompt(self.ctx.workspace, notices=notices, tools=offered, skills=skills)
-        if instructions:
-            prompt = f"{prompt}\n\n# Instructions from the program running SneakyCode\n{instructions}"
-        if role:
-            prompt = f"{prompt}\n\n# Your role\n{role}"
-        return prompt
 
     def _set_tools(self, schemas: list[dict[str, Any]]) -> None:
         self.tools = schemas
@@ -371,7 +362,7 @@ class Agent(ToolCalls):
                 self.transcript.write("reasoning", text=reply.reasoning)
         # Reasoning stays out of the history, so it is never sent back on later turns: the convention of
         # OpenAI-compatible servers. (DeepSeek and some vLLM builds want `reasoning_content` returned within a
-        # tool-call turn; that would be an AssistantMessage key, sent by `client.prepare_messages`.)
+        # tool-call turn; that would be an AssistantMessage key, sent by `messages.prepare_messages`.)
         message: AssistantMessage = {"role": "assistant", "content": reply.content}
         if reply.tool_calls:
             message["tool_calls"] = [
@@ -391,14 +382,6 @@ class Agent(ToolCalls):
         if self.transcript is not None:
             self.transcript.write("outcome", status=status, message=message, turns=self.totals.turns)
         return self.totals
-
-
-def _resumed_system_prompt(prompt: str, resumed: list[Message]) -> str:
-    """The system prompt a resumed session sends: the saved one, byte for byte, while it still begins with the
-    prompt composed now (same tools, skills and project files; the hooks' section the session started with
-    follows), so the server's cache of the whole conversation still holds; else the new prompt."""
-    saved = next((m["content"] for m in resumed if m["role"] == "system"), None)
-    return saved if isinstance(saved, str) and saved.startswith(prompt) else prompt
 
 
 __all__ = ["Agent", "RunResult", "RunStatus"]

@@ -10,7 +10,7 @@ everything after that trusts the types.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Annotated, Any, Literal, NotRequired
 
@@ -120,3 +120,26 @@ def _normalised(message: Mapping[str, Any]) -> Any:
     if "tool_calls" in fixed and not fixed["tool_calls"]:
         del fixed["tool_calls"]
     return fixed
+
+
+def prepare_messages(messages: Sequence[Message]) -> list[Message]:
+    """The history as servers accept it: each message's standard keys only (a copy, in the order they are
+    declared in agent/messages.py), never `content: null` nor an empty `tool_calls`.
+
+    What the loop keeps for itself (an image's size, the mark on tool results' images) is never sent, nor
+    is reasoning: llama.cpp and others answer 500/422 to an assistant message with tool calls and null content.
+    """
+    return [_as_sent(message) for message in messages]
+
+
+def _as_sent(message: Message) -> Message:
+    if message["role"] == "system":
+        return {"role": "system", "content": message["content"]}
+    if message["role"] == "user":
+        return {"role": "user", "content": message["content"]}
+    if message["role"] == "tool":
+        return {"role": "tool", "tool_call_id": message["tool_call_id"], "content": message["content"]}
+    sent: AssistantMessage = {"role": "assistant", "content": message["content"] or ""}
+    if message.get("tool_calls"):
+        sent["tool_calls"] = message["tool_calls"]
+    return sent

@@ -9,6 +9,7 @@ file says so and how to read the rest. A file that exists but cannot be used is 
 
 from __future__ import annotations
 
+from sneakycode.agent.messages import Message
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tool
 from sneakycode.tools.registry import all_tools
@@ -61,3 +62,23 @@ def build_system_prompt(
         parts.append(f"# Project instructions from {name}\n{text}")
         budget = max(0, budget - len(text))
     return "\n\n".join(parts)
+
+
+def compose_system_prompt(workspace: Workspace, offered: tuple[Tool, ...], notices: list[str], skills: str,
+                          instructions: str, role: str) -> str:
+    """The whole system prompt of an agent: the base prompt for the offered tools with skills and project
+    files, then an embedding program's instructions, then a subagent's role."""
+    prompt = build_system_prompt(workspace, notices=notices, tools=offered, skills=skills)
+    if instructions:
+        prompt = f"{prompt}\n\n# Instructions from the program running SneakyCode\n{instructions}"
+    if role:
+        prompt = f"{prompt}\n\n# Your role\n{role}"
+    return prompt
+
+
+def resumed_system_prompt(prompt: str, resumed: list[Message]) -> str:
+    """The system prompt a resumed session sends: the saved one, byte for byte, while it still begins with the
+    prompt composed now (same tools, skills and project files; the hooks' section the session started with
+    follows), so the server's cache of the whole conversation still holds; else the new prompt."""
+    saved = next((m["content"] for m in resumed if m["role"] == "system"), None)
+    return saved if isinstance(saved, str) and saved.startswith(prompt) else prompt

@@ -18,7 +18,7 @@ import random
 import ssl
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlparse
@@ -26,7 +26,7 @@ from urllib.parse import urlparse
 import openai
 
 from sneakycode.agent.images import content_text, image_tokens
-from sneakycode.agent.messages import AssistantMessage, Message
+from sneakycode.agent.messages import Message, prepare_messages
 from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
 from sneakycode.agent.model.failures import (
     MAX_RETRY_AFTER,
@@ -50,29 +50,6 @@ CANCEL_POLL = 0.05
 MAX_BACKOFF = 30.0
 DebugLog = Callable[[str], None]
 TextCallMode = Literal["auto", "native", "text"]
-
-
-def prepare_messages(messages: Sequence[Message]) -> list[Message]:
-    """The history as servers accept it: each message's standard keys only (a copy, in the order they are
-    declared in agent/messages.py), never `content: null` nor an empty `tool_calls`.
-
-    What the loop keeps for itself (an image's size, the mark on tool results' images) is never sent, nor
-    is reasoning: llama.cpp and others answer 500/422 to an assistant message with tool calls and null content.
-    """
-    return [_as_sent(message) for message in messages]
-
-
-def _as_sent(message: Message) -> Message:
-    if message["role"] == "system":
-        return {"role": "system", "content": message["content"]}
-    if message["role"] == "user":
-        return {"role": "user", "content": message["content"]}
-    if message["role"] == "tool":
-        return {"role": "tool", "tool_call_id": message["tool_call_id"], "content": message["content"]}
-    sent: AssistantMessage = {"role": "assistant", "content": message["content"] or ""}
-    if message.get("tool_calls"):
-        sent["tool_calls"] = message["tool_calls"]
-    return sent
 
 
 @dataclass
