@@ -49,7 +49,8 @@ class AssistantTurn:
 
 
 class ChatModel(Protocol):
-    """Sends the history and tool schemas, returns the assistant's reply."""
+    """Sends the history and tool schemas, returns the assistant's reply. `max_tokens`: this request's reply
+    cap instead of the model's usual one (a summary has its own)."""
 
     def complete(
         self,
@@ -58,6 +59,7 @@ class ChatModel(Protocol):
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        max_tokens: int | None = None,
     ) -> AssistantTurn: ...
 
 

@@ -14,7 +14,7 @@ from sneakycode.agent.loop import Agent
 from sneakycode.agent.model.client import build_chat_model
 from sneakycode.agent.model.families import edit_format_for
 from sneakycode.agent.model.pricing import price_for
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, resolve_model_config
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, output_cap, resolve_model_config
 from sneakycode.agent.model.window import discover_context_window
 from sneakycode.agent.protocol import ChatModel, EventSink
 from sneakycode.agent.subagent_definitions import load_definitions
@@ -193,6 +193,7 @@ def assemble(
             approver=approver_for(ctx),
             mode=options.mode,
             context_window=config.context_window,
+            reserve=output_cap(config),
             transcript=transcript,
             history=saved.messages if saved else None,
             tools=tools + extra,

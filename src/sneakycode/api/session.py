@@ -268,6 +268,7 @@ class Session:
         from sneakycode.agent.model.client import build_chat_model
         from sneakycode.agent.model.families import supports_images_for
         from sneakycode.agent.model.pricing import price_for
+        from sneakycode.agent.model.providers import output_cap
         from sneakycode.api.assembly import builtin_tools, close_model, session_tools, with_server_window
 
         parts, settings = self.parts, self.loaded.settings
@@ -280,7 +281,8 @@ class Session:
         agent.model = build_chat_model(config, debug_log=self.options.debug_log, tool_calls=settings.tool_calls)
         close_model(old)
         agent.context.window = config.context_window
-        self.ctx.output_budget = agent.context.output_budget()
+        agent.context.reserve = output_cap(config)
+        self.ctx.output_budget = agent.context.output_budget(agent.fixed_tokens())
         self.ctx.supports_images = config.supports_images
         agent.spending.price = price_for(settings, config.provider, config.model)
         builtin = builtin_tools(self.loaded, config.model)

@@ -24,6 +24,7 @@ class ScriptedModel:
         self.replies = list(replies)
         self.requests: list[list[Message]] = []
         self.tools: list[list[dict[str, Any]]] = []
+        self.caps: list[int | None] = []
 
     def complete(
         self,
@@ -32,8 +33,10 @@ class ScriptedModel:
         *,
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
+        max_tokens: int | None = None,
     ) -> AssistantTurn:
         self.requests.append(copy.deepcopy(messages))
+        self.caps.append(max_tokens)
         self.tools.append(tools)
         if not self.replies:
             raise AssertionError("the scripted model ran out of replies")
