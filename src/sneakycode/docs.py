@@ -17,7 +17,8 @@ import textwrap
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import Any, Literal, get_args, get_origin
+from types import UnionType
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -61,6 +62,9 @@ def _rows(model: type[BaseModel], prefix: str = "") -> list[tuple[str, str, str,
         kind = type_name(annotation)
         shown = "(required)" if info.is_required() else json.dumps(info.get_default(call_default_factory=True))
         rows.append((f"{prefix}{name}", kind, shown, info.description or ""))
+        # A key that is a value or a table (`small = "NAME"` or `[models.small]`): the table's keys follow.
+        if get_origin(annotation) in (Union, UnionType):
+            rows.extend(row for arg in get_args(annotation) if _is_model(arg) for row in _rows(arg, f"{prefix}{name}."))
     return rows
 
 

@@ -313,6 +313,7 @@ ModelErrorKind = Literal[
     "empty_reply",  # no text and no tool calls, twice
     "output_truncated",  # cut at the output cap inside a tool call, even with twice the cap
     "context_truncated",  # the server silently read far fewer prompt tokens than were sent
+    "context_overflow",  # the request does not fit the window even after compaction (never sent)
 ]
 """What went wrong with a model request: the one list every producer and consumer of ModelError uses."""
 

@@ -24,9 +24,9 @@ from sneakycode.tools.base import ToolContext
 from tests.conftest import call
 
 
-def summary_model(answer: str | Exception = "They read files and fixed a bug.") -> ScriptedModel:
-    """A model asked once, for a summary."""
-    return ScriptedModel([answer if isinstance(answer, Exception) else AssistantTurn(content=answer)])
+def summary_model(answer: str | Exception = "They read files and fixed a bug.", times: int = 1) -> ScriptedModel:
+    """A model asked for a summary (`times` times at most: a summary larger than the window takes several)."""
+    return ScriptedModel([answer if isinstance(answer, Exception) else AssistantTurn(content=answer)] * times)
 
 
 class History:
@@ -132,7 +132,7 @@ def test_older_turns_are_summarised_when_eliding_is_not_enough(ctx: ToolContext,
         history.messages.append({"role": "user", "content": f"also remember point {index} " * 20})
         history.messages.append({"role": "assistant", "content": f"noted {index} " * 20})
     last = history.call("list_dir")
-    model = summary_model("Read four files; nothing changed yet.")
+    model = summary_model("Read four files; nothing changed yet.", times=30)
     report = ContextManager(2000, ctx.workspace).compact(history.messages, 0, model)
     assert report is not None and report.summarised_messages > 0
     # The latest user message is the request being worked on: it stays whole, right after the summary.

@@ -16,6 +16,7 @@ from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
 from sneakycode.errors import ModelError, SneakyError
 from sneakycode.testing.scripted_model import Reply, ScriptedModel
 from sneakycode.tools.base import ToolContext
+from sneakycode.tools.registry import all_tools
 
 
 class Events:
@@ -362,8 +363,20 @@ def test_a_2k_window_keeps_the_request_verbatim(ctx: ToolContext, ws: Path) -> N
     """Regression: the tools alone pass a 2,048 window's compaction threshold, and the request was summarised."""
     (ws / "a.py").write_text("x = 1\n")
     request = "Read a.py and tell me what x is. " * 5
+    few = tuple(t for t in all_tools() if t.name in ("read_file", "finish"))
     agent, model, _ = make_agent(ctx, [reply(tc("read_file", file_path="a.py")), finish("x is 1")],
-                                 context_window=2048)
+                                 context_window=2048, tools=few)
     assert agent.run_turn(request).status == "finished"
     for sent in model.requests:
         assert {"role": "user", "content": request} in sent
+
+
+def test_a_request_that_cannot_fit_ends_with_the_window_the_sizes_and_the_fix(ctx: ToolContext) -> None:
+    """Issue 26: with every tool on a 2,048-token window the request cannot fit; it is never sent (nor
+    compacted in a loop): the run ends with a context_overflow error that says what to change."""
+    agent, model, _ = make_agent(ctx, [finish("never")], context_window=2048, reserve=512)
+    result = agent.run_turn("Read a.py and tell me what x is.")
+    assert result.status == "error" and model.requests == []
+    assert "[context_overflow]" in result.message and "context window of 2,048 tokens" in result.message
+    assert "system prompt and tools ~" in result.message and "reply reservation 512" in result.message
+    assert "--ctx-size" in result.message and "tools.enabled" in result.message

@@ -84,6 +84,31 @@ def test_switch_model_rechooses_the_edit_tool_and_closes_the_old_client(server: 
     assert [m["content"] for m in second["messages"] if m["role"] == "user"] == ["first", "second"]
 
 
+def test_switch_model_small_moves_the_chores_and_leaves_the_main_model(server: ScriptedServer, repo: Path) -> None:
+    """Issue 26, model roles: `switch_model(NAME, role="small")` sends the summaries to NAME from then on
+    (the old small client closed); `switch_model(NAME)` still means the main model."""
+    from sneakycode.agent.compaction_now import compact_now
+
+    server.add_steps([{"content": "one"}, {"content": "a summary"}, {"content": "another summary"},
+                      {"content": "two"}])
+    with sneakycode.Session(sneakycode.Options(workspace=repo, base_url=server.base_url, model="main-model",
+                                               api_key="k", isolated=True)) as session:
+        assert session.small_config is None
+        session.run("first")
+        session.switch_model("tiny", role="small")
+        assert session.small_config is not None and session.small_config.model == "tiny"
+        assert compact_now(session.agent) is not None
+        old = session.agent.small
+        session.switch_model("tinier", role="small")
+        assert old is not None and old.model._client.is_closed()  # type: ignore[attr-defined]
+        assert compact_now(session.agent) is not None
+        session.run("second")
+        assert session.model == "main-model"
+        with pytest.raises(ValueError, match="role"):
+            session.switch_model("x", role="tiny")
+    assert [r["model"] for r in server.chat_requests] == ["main-model", "tiny", "tinier", "main-model"]
+
+
 def test_a_subagents_background_job_belongs_to_the_session(server: ScriptedServer, repo: Path) -> None:
     """Regression (issue 24): a subagent copied the tool context, so its background job was invisible to the
     session's job list and survived the session's close."""

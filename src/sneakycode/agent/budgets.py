@@ -40,6 +40,8 @@ class Spending:
     prefill_seconds: float | None = None
     cost: float = 0.0
     started: float = field(default_factory=time.monotonic)
+    prices: dict[str, Price | None] = field(default_factory=dict)
+    """The prices of the session's other models (the small model, a subagent's own), by model name."""
 
     @property
     def tokens(self) -> int:
@@ -54,14 +56,16 @@ class Spending:
     def cost_usd(self) -> float | None:
         return None if self.price is None else round(self.cost, 6)
 
-    def add(self, usage: Usage) -> None:
+    def add(self, usage: Usage, model: str = "") -> None:
+        """Count one request's usage; `model` names the model that ran it when that is not the main one."""
         self.prompt_tokens += usage.prompt_tokens
         self.completion_tokens += usage.completion_tokens
         self.cached_tokens += usage.cached_tokens
         self.cache_reported |= usage.cache_reported
         self.prefill_seconds = add_seconds(self.prefill_seconds, usage.prefill_seconds)
-        if self.price is not None:
-            self.cost += self.price.cost(usage)
+        price = self.prices.get(model, self.price) if model else self.price
+        if price is not None:
+            self.cost += price.cost(usage)
 
     def report(self) -> dict[str, object]:
         """The `cost` object of the headless JSON and `/stats`."""

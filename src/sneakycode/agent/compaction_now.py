@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sneakycode.agent.context import SUMMARY_INPUT_CHARS, SUMMARY_MARK, SUMMARY_PROMPT, estimate_history_tokens
+from sneakycode.agent.compaction_auto import summariser_of
+from sneakycode.agent.context import SUMMARY_MARK, estimate_history_tokens
 from sneakycode.agent.images import content_text
-from sneakycode.agent.messages import Message, tool_calls_of
+from sneakycode.agent.messages import Message
+from sneakycode.agent.summary import Keeps, render_lines, requests_in, summarise
+from sneakycode.tools.tasks import render_tasks
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
@@ -32,42 +35,40 @@ class ManualCompaction:
                 f"~{self.tokens_after:,} tokens; files must be read again before they are edited")
 
 
-def render_conversation(messages: list[Message], limit: int = SUMMARY_INPUT_CHARS) -> str:
-    """The messages as plain text for the summariser; when too long, the newest part is kept."""
-    lines = []
+def _requests(messages: list[Message]) -> list[str]:
+    found: list[str] = []
     for message in messages:
+        if message["role"] != "user" or message.get("tool_images"):
+            continue
         text = content_text(message["content"])
-        for call in tool_calls_of(message):
-            function = call["function"]
-            text += f"\n[calls {function['name']} {function['arguments']}]"
-        lines.append(f"## {message['role']}\n{text.strip()}")
-    rendered = "\n\n".join(lines)
-    return rendered if len(rendered) <= limit else "[...older part cut...]\n" + rendered[-limit:]
+        found.extend(requests_in(text) if text.startswith(SUMMARY_MARK) else [text])
+    return found
 
 
 def compact_now(agent: Agent, focus: str = "") -> ManualCompaction | None:
-    """Summarise everything after the system prompt; None when there is nothing to compact. Raises
-    SneakyError when the model cannot be reached (the history is then left as it was)."""
+    """Summarise everything after the system prompt (in chunks when it is larger than the summarising
+    model's window); None when there is nothing to compact. Raises SneakyError when the model cannot be
+    reached (the history is then left as it was)."""
     old = agent.history[1:]
     if not old:
         return None
     agent.hooks.before_compact("manual")
     tokens_before = estimate_history_tokens(agent.history)
-    prompt = SUMMARY_PROMPT + (f"\nFocus the summary on: {focus}" if focus else "")
-    reply = agent.model.complete(
-        [{"role": "system", "content": prompt}, {"role": "user", "content": render_conversation(old)}],
-        [],
-        cancel=agent.cancel,
-    )
-    summary = reply.content.strip() or "(the summary came back empty)"
+    summariser = summariser_of(agent)
+    room = max(512, agent.context.limit() // 2 - agent.fixed_tokens())
+    cap = summariser.cap(room // 2)
+    made = summarise(summariser, render_lines(old), cap=cap, focus=focus, cancel=agent.cancel)
+    keeps = Keeps(requests=_requests(old), tasks=render_tasks(agent.ctx.tasks)).render((room - cap) * 3)
+    summary = made.text or "(the summary came back empty)"
     agent.history[1:] = [
         {"role": "user", "content": f"{SUMMARY_MARK}, made at the user's request (/compact); files read before "
-                                    f"must be read again]\n{summary}"},
+                                    f"must be read again]\n" + (keeps + "\n\nSummary:\n" if keeps else "") + summary},
         {"role": "assistant", "content": ACKNOWLEDGEMENT},
     ]
     agent.ctx.workspace.ledger.clear()
     result = ManualCompaction(len(old), tokens_before, estimate_history_tokens(agent.history))
     if agent.transcript is not None:
         agent.transcript.write("history", messages=agent.history, reason=result.describe())
-    agent.spending.add(reply.usage)
+    for usage in made.usage:
+        agent.account_chore(usage, summariser.name)
     return result

@@ -1,58 +1,61 @@
-"""The message list against the model's context window: token estimates, repair and compaction.
+"""The message list against the model's context window: repair, the fit check and compaction.
 
-Near the window, old images go first (each replaced by a note; see agent/images.py), then old tool
-outputs: each is replaced by a note that says what it was and how to
-get it back. Eliding the result of a tool that records reads (read_file) also clears that file from the
-read ledger (unless a later read of it is still in view), so the model must read the file again before it
-edits it, instead of editing from memory. If that is not enough, the older turns are summarised by the
-model into one message.
+Every request must fit: the system prompt, the tools array, the history and the reply reservation (the
+reply cap the request asks for), with a margin, within the window. Compaction starts from that measured
+headroom, before a request is sent, never after one failed. Near the limit, old images go first (each
+replaced by a note; see agent/images.py), then old tool outputs: each is replaced by a note that says what it
+was and how to get it back. Eliding the result of a tool that records reads (read_file) also clears that file
+from the read ledger (unless a later read of it is still in view), so the model must read the file again
+before it edits it, instead of editing from memory. If that is not enough, the older turns are summarised
+(see agent/summary.py: in chunks when they are larger than the summarising model's window) into one message
+that keeps the user's requests word for word, the task list, the files changed and the last tool results.
+When the request still does not fit, `check_fits` says so with the sizes and the fix: never a loop.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sneakycode.agent.estimate import (
+    CHARS_PER_TOKEN,
+    MESSAGE_OVERHEAD_TOKENS,
+    estimate_history_tokens,
+    estimate_message_tokens,
+    margin_for,
+)
 from sneakycode.agent.images import TOOL_IMAGES, content_text, drop_images, image_tokens
 from sneakycode.agent.messages import Message, ToolMessage, UserMessage, tool_calls_of
-from sneakycode.agent.protocol import ChatModel
-from sneakycode.errors import SneakyError, ToolError
+from sneakycode.agent.protocol import ChatModel, Usage
+from sneakycode.agent.summary import SUMMARY_PROMPT, Keeps, Summariser, render_lines, requests_in, summarise
+from sneakycode.errors import ModelError, SneakyError, ToolError
 from sneakycode.tools.registry import get_tool
 from sneakycode.workspace.files import Workspace
 
-CHARS_PER_TOKEN = 3
-MESSAGE_OVERHEAD_TOKENS = 4
+__all__ = [
+    "CHARS_PER_TOKEN", "MESSAGE_OVERHEAD_TOKENS", "SUMMARY_PROMPT", "CompactionReport", "ContextManager",
+    "estimate_history_tokens", "estimate_message_tokens", "repair_history",
+]  # fmt: skip
+
 ELIDE_MIN_CHARS = 300
 ELIDED_MARK = "[elided to fit the context window:"
 SUMMARY_MARK = "[Summary of the earlier conversation"
-SUMMARY_INPUT_CHARS = 60_000
 # At most this share of the window for any one tool result, so a small window (8k on a local server) still
-# holds the tools, the system prompt and a full result; never below the smallest max_output_bytes.
+# holds the tools, the system prompt and a full result; never below the smallest max_output_bytes. With the
+# fixed part known, also at most a third of the room left for the history, so one result never fills it.
 TOOL_OUTPUT_SHARE = 0.25
+RESULT_SHARE_OF_ROOM = 1 / 3
 MIN_OUTPUT_BUDGET = 1024
-
-SUMMARY_PROMPT = (
-    "Summarise this coding-agent conversation for the agent itself, which will continue the work from your "
-    "summary alone. Keep: the user's requests verbatim, decisions made, files read or changed (paths), "
-    "commands run and their outcome, errors still open, and what remains to do. Be concise; no preamble."
+MIN_SUMMARY_ROOM = 256  # tokens a summary message gets even when the kept messages leave less
+LAST_RESULTS_KEPT = 2
+FIX = (
+    "Fix: give the server a bigger window (llama.cpp `--ctx-size`, Ollama `OLLAMA_CONTEXT_LENGTH` or the "
+    "model's num_ctx, vLLM `--max-model-len`) and set context_window to match, offer fewer tools with "
+    "tools.enabled, or lower max_output_tokens."
 )
-
-
-def estimate_message_tokens(message: Message) -> int:
-    """A deliberately high estimate (3 characters per token, images by their size) of what one message costs."""
-    chars = len(content_text(message["content"]))
-    for call in tool_calls_of(message):
-        function = call["function"]
-        chars += len(function["name"]) + len(function["arguments"]) + 20
-    return chars // CHARS_PER_TOKEN + image_tokens(message) + MESSAGE_OVERHEAD_TOKENS
-
-
-def estimate_history_tokens(messages: Sequence[Message]) -> int:
-    return sum(estimate_message_tokens(m) for m in messages)
 
 
 def repair_history(messages: list[Message]) -> int:
@@ -96,6 +99,8 @@ class CompactionReport:
     summarised_messages: int = 0
     forgotten_files: list[str] = field(default_factory=list)
     summary_error: str | None = None
+    summary_usage: list[Usage] = field(default_factory=list)
+    """What each summary request used (its tokens count toward the budgets, at the summarising model's price)."""
 
     def describe(self) -> str:
         parts = [f"context compacted from ~{self.tokens_before} to ~{self.tokens_after} tokens"]
@@ -114,33 +119,71 @@ class CompactionReport:
 
 @dataclass
 class ContextManager:
-    """Keeps the history under `high` x window, compacting down to `target` x window."""
+    """Keeps the history under `high` x its room, compacting it down to `target` x that room. The room is
+    what the prompt may take (`limit`: the window less the reply reservation and the margin) less what every
+    request carries anyway (the system prompt and the tools), so a big tools array does not make every turn
+    compact. A tool result takes at most a third of the room (`output_budget`), less than the gap between
+    `high` and `target`, so a compaction lasts more than one turn."""
 
     window: int
     workspace: Workspace
+    reserve: int = 0
+    """The reply cap each request asks for (max_tokens): the window must hold it besides the prompt."""
     high: float = 0.75
-    target: float = 0.5
+    target: float = 0.4
 
-    def output_budget(self) -> int:
-        """Bytes one tool result may take in this window: TOOL_OUTPUT_SHARE of it at CHARS_PER_TOKEN."""
-        return max(MIN_OUTPUT_BUDGET, int(self.window * TOOL_OUTPUT_SHARE) * CHARS_PER_TOKEN)
+    def limit(self) -> int:
+        """Tokens the prompt (system prompt, tools, history) may take: the window less reply and margin."""
+        return self.window - self.reserve - margin_for(self.window)
+
+    def output_budget(self, fixed_tokens: int | None = None) -> int:
+        """Bytes one tool result may take: TOOL_OUTPUT_SHARE of the window at CHARS_PER_TOKEN, and with
+        `fixed_tokens` (system prompt and tools) known, a third of the room they leave."""
+        tokens = int(self.window * TOOL_OUTPUT_SHARE)
+        if fixed_tokens is not None:
+            tokens = min(tokens, int(max(0, self.limit() - fixed_tokens) * RESULT_SHARE_OF_ROOM))
+        return max(MIN_OUTPUT_BUDGET, tokens * CHARS_PER_TOKEN)
 
     def needed(self, messages: list[Message], fixed_tokens: int) -> bool:
-        """Whether `compact` would change anything: the history nears the window and has something older than
-        the request and the results the model has not seen yet."""
+        """Whether `compact` would change anything: the prompt nears its room and the history has something
+        older than the request and the results the model has not seen yet."""
         keep_from = _last_assistant_index(messages)
         request = _last_user_index(messages)
-        before = estimate_history_tokens(messages) + fixed_tokens
-        return before > self.high * self.window and not all(i == request for i in range(1, keep_from))
+        fixed = _fixed(messages, fixed_tokens)
+        history = estimate_history_tokens(messages) + fixed_tokens - fixed
+        return history > self.high * self.room(fixed) and not all(i == request for i in range(1, keep_from))
+
+    def room(self, fixed: int) -> int:
+        """Tokens the history may take beside `fixed` (system prompt and tools)."""
+        return max(0, self.limit() - fixed)
+
+    def check_fits(self, messages: list[Message], fixed_tokens: int) -> None:
+        """Raise ModelError (context_overflow) when the request would not fit the window: it names the
+        window, the sizes and the fix. Never sends anything."""
+        system = estimate_message_tokens(messages[0]) if messages else 0
+        history = estimate_history_tokens(messages) - system
+        if system + fixed_tokens + history <= self.limit():
+            return
+        raise ModelError(
+            f"[context_overflow] the next request does not fit the model's context window of {self.window:,} "
+            f"tokens, even after compacting: system prompt and tools ~{system + fixed_tokens:,} tokens, history "
+            f"~{history:,}, reply reservation {self.reserve:,} (max_output_tokens), margin "
+            f"{margin_for(self.window):,}. {FIX}",
+            kind="context_overflow",
+        )
 
     def compact(
         self,
         messages: list[Message],
         fixed_tokens: int,
-        model: ChatModel,
+        model: ChatModel | Summariser,
         cancel: threading.Event | None = None,
+        *,
+        tasks: str = "",
     ) -> CompactionReport | None:
-        """Compact `messages` in place when they (plus `fixed_tokens`, the tool schemas) near the window.
+        """Compact `messages` in place when they (plus `fixed_tokens`, the tool schemas) near the limit.
+        `model` writes the summary (a Summariser: the small model, with its window); `tasks` is the task list,
+        kept in the summary word for word.
 
         Everything from the last assistant message on (results the model has not seen yet) is kept whole, and
         so is the latest user message (the request being worked on). With nothing older than those there is
@@ -153,7 +196,10 @@ class ContextManager:
         request = _last_user_index(messages)
         report = CompactionReport(before, before)
         calls = _calls_by_id(messages)
-        goal = int(self.target * self.window)
+        fixed = _fixed(messages, fixed_tokens)
+        goal = fixed + int(self.target * self.room(fixed))
+        # The tool results as they were before eliding: the summary keeps the last ones word for word.
+        originals = {m["tool_call_id"]: m["content"] for m in messages[1:keep_from] if m["role"] == "tool"}
         elided_reads: list[str] = []
         total = before
         for index, message in enumerate(messages[1:keep_from], start=1):
@@ -178,7 +224,13 @@ class ContextManager:
             report.elided.append(f"{name}({_brief(arguments)})")
             elided_reads.extend(_read_paths(name, arguments))
         if total > goal:
-            self._summarise(messages, keep_from, request, model, cancel, report, elided_reads, calls)
+            summariser = model if isinstance(model, Summariser) else Summariser(model, self.window)
+            kept = estimate_history_tokens([messages[0], *messages[keep_from:]]) + fixed_tokens
+            if 0 < request < keep_from:
+                kept += estimate_message_tokens(messages[request])
+            room = max(MIN_SUMMARY_ROOM, goal - kept)
+            self._summarise(messages, keep_from, request, summariser, cancel, report, elided_reads, calls,
+                            room=room, keeps=Keeps(tasks=tasks), originals=originals)
         report.forgotten_files = self._forget_unseen_reads(messages, elided_reads, _calls_by_id(messages))
         report.tokens_after = estimate_history_tokens(messages) + fixed_tokens
         return report
@@ -188,41 +240,53 @@ class ContextManager:
         messages: list[Message],
         keep_from: int,
         request: int,
-        model: ChatModel,
+        summariser: Summariser,
         cancel: threading.Event | None,
         report: CompactionReport,
         elided_reads: list[str],
         calls: dict[str, tuple[str, dict[str, Any]]],
+        *,
+        room: int,
+        keeps: Keeps,
+        originals: dict[str, str],
     ) -> None:
-        """Replace the messages before `keep_from` by one summary; the request at `request`, when among them,
-        stays whole right after the summary, so the model never works from a summary of what it was asked."""
+        """Replace the messages before `keep_from` by one summary message of at most `room` tokens; the
+        request at `request`, when among them, stays whole right after it, so the model never works from a
+        summary of what it was asked."""
         kept = [messages[request]] if 0 < request < keep_from else []
         old = [m for i, m in enumerate(messages[1:keep_from], start=1) if i != request]
         for message in old:
+            text = content_text(message["content"])
+            if message["role"] == "user" and text.startswith(SUMMARY_MARK):
+                keeps.requests.extend(requests_in(text))
+            elif _is_request(message):
+                keeps.requests.append(text)
+            for call in tool_calls_of(message):
+                name, arguments = calls.get(call["id"], ("", {}))
+                found = get_tool(name)
+                if found is not None and found.edits_files:
+                    keeps.files_changed.extend(value for value, _ in found.path_arguments(arguments))
             if message["role"] == "tool":
                 name, arguments = calls.get(message["tool_call_id"], ("", {}))
                 elided_reads.extend(_read_paths(name, arguments))
-        requests = [content_text(m["content"]) for m in old if _is_request(m)]
+                before = originals.get(message["tool_call_id"], text)
+                if not before.startswith(ELIDED_MARK):
+                    keeps.last_results.append(f"{name}({_brief(arguments)}): {before}")
+        keeps.last_results = keeps.last_results[-LAST_RESULTS_KEPT:]
+        cap = summariser.cap(room // 2)
         try:
-            reply = model.complete(
-                [
-                    {"role": "system", "content": SUMMARY_PROMPT},
-                    {"role": "user", "content": _render_for_summary(old, self._summary_input_limit())},
-                ],
-                [],
-                cancel=cancel,
-            )
-            summary = reply.content.strip() or "(the summary came back empty)"
+            made = summarise(summariser, render_lines(old), cap=cap, cancel=cancel)
+            report.summary_usage = made.usage
+            summary = made.text or "(the summary came back empty)"
         except SneakyError as exc:
             report.summary_error = str(exc)
             summary = "(no summary could be made; the earlier messages were dropped)"
-        first_request = requests[0] if requests else ""
         text = f"{SUMMARY_MARK}, made to fit the context window; files read before must be read again]\n"
-        if first_request:
-            text += f"The original request: {first_request[:4000]}\n\n"
         if kept:
-            text += "The request being worked on follows this summary, word for word.\n\n"
-        summary_message: UserMessage = {"role": "user", "content": text + summary}
+            text += "The request being worked on follows this summary, word for word.\n"
+        fixed = keeps.render(max(0, (room - cap) * CHARS_PER_TOKEN - len(text) - 20))
+        text += (fixed + "\n\n" if fixed else "") + "Summary:\n" + summary
+        summary_message: UserMessage = {"role": "user", "content": text}
         messages[1:keep_from] = [summary_message, *kept]
         report.summarised_messages = len(old)
 
@@ -248,14 +312,16 @@ class ContextManager:
             forgotten.append(self.workspace.display(real))
         return forgotten
 
-    def _summary_input_limit(self) -> int:
-        return min(SUMMARY_INPUT_CHARS, self.window * CHARS_PER_TOKEN // 2)
-
     def _real(self, user_path: str) -> Path | None:
         try:
             return self.workspace.resolve(user_path)
         except ToolError:
             return None
+
+
+def _fixed(messages: list[Message], tools_tokens: int) -> int:
+    """What every request carries besides the conversation: the system prompt (the first message) and tools."""
+    return (estimate_message_tokens(messages[0]) if messages else 0) + tools_tokens
 
 
 def _last_assistant_index(messages: list[Message]) -> int:
@@ -314,19 +380,3 @@ def _elision_note(name: str, arguments: dict[str, Any], size: int) -> str:
         else "Repeat the call if you need its output again."
     )
     return f"{ELIDED_MARK} the result of {name}({_brief(arguments)}), {size} characters. {again}]"
-
-
-def _render_for_summary(messages: list[Message], limit: int) -> str:
-    lines = []
-    for message in messages:
-        role = message["role"]
-        content = content_text(message["content"])
-        if len(content) > 2000:
-            content = content[:2000] + f" ... [{len(content) - 2000} more characters]"
-        if content:
-            lines.append(f"{role}: {content}")
-        for call in tool_calls_of(message):
-            function = call["function"]
-            lines.append(f"{role} called {function['name']}({function['arguments'][:500]})")
-    text = "\n".join(lines)
-    return text if len(text) <= limit else "...\n" + text[-limit:]

@@ -14,17 +14,19 @@ import threading
 from collections.abc import Collection
 from typing import Any
 
+from sneakycode.agent import compaction_auto
 from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending, add_seconds
 from sneakycode.agent.calls import ToolCalls
-from sneakycode.agent.context import ContextManager, estimate_history_tokens, repair_history
+from sneakycode.agent.context import ContextManager, estimate_history_tokens, estimate_message_tokens, repair_history
 from sneakycode.agent.events import CallSummary, UsageEvent
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import user_message
 from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, UserMessage, history_from
 from sneakycode.agent.prompts import compose_system_prompt, resumed_system_prompt
-from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink
+from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, Usage
 from sneakycode.agent.results import RunResult, RunStatus
+from sneakycode.agent.roles import SmallModel
 from sneakycode.agent.watch import RunWatch
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ModelError, SneakyError
@@ -68,13 +70,19 @@ class Agent(ToolCalls):
         spending: Spending | None = None,
         unattended: Unattended = NOBODY,
         system_prompt: str = "",
+        reserve: int | None = None,
+        small: SmallModel | None = None,
+        model_name: str = "",
     ) -> None:
         """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
         `skills_prompt`: the system prompt's list of skills (see extensions.skills). `hooks`: the user's hooks
         (`stop_event` is SubagentStop for a subagent); `role`: instructions that follow the system prompt (a
         subagent's definition). `budgets` limit the whole session; `spending` carries the price and counts
         what it used. `unattended`: how a refusal for want of an approver is worded (the face's words).
-        `system_prompt`: the embedding program's own instructions, after the project's."""
+        `system_prompt`: the embedding program's own instructions, after the project's. `reserve`: the reply cap
+        each request asks for, which the window must hold besides the prompt. `small`: the model for chores
+        (summaries), None for this one; `model_name`: this model's name when its price is not the session's
+        main one (a subagent on another model)."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
@@ -86,8 +94,10 @@ class Agent(ToolCalls):
                          unattended=unattended)
         self.max_turns = max_turns or ctx.settings.max_turns
         window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
-        self.context = ContextManager(window, ctx.workspace)
-        ctx.output_budget = self.context.output_budget()
+        self.context = ContextManager(window, ctx.workspace, reserve=reserve or 0)
+        self.small = small
+        self.model_name = model_name
+        self.compacted_at = -1  # the session turn of the last automatic compaction: at most one per turn
         self.transcript = transcript
         self._tools_lock = threading.Lock()  # tools found or withdrawn from tool threads, in parallel
         self.tools: list[dict[str, Any]] = []
@@ -113,6 +123,7 @@ class Agent(ToolCalls):
         self._totals_lock = threading.Lock()
         self.spending = spending or Spending()
         self.budgets = BudgetKeeper(budgets or Budgets(), self.spending)
+        ctx.output_budget = self.context.output_budget(self.fixed_tokens())
         self._images: list[tuple[str, ImagePart]] = []  # tool results' images, sent after the reply's results
         settings = ctx.settings
         self.watch = RunWatch(sink.emit, settings.stall_seconds, first_byte_limit=settings.request_timeout,
@@ -254,8 +265,8 @@ class Agent(ToolCalls):
             if self.transcript is not None:
                 self.transcript.write("turn", turn=self.session_turns)
             self.sink.emit({"type": "turn", "turn": self.totals.turns})
-            self._compact()
             try:
+                compaction_auto.fit_request(self)
                 reply = self._complete()
             except SneakyError as exc:
                 self.totals.error_kind = exc.kind if isinstance(exc, ModelError) else None
@@ -294,18 +305,14 @@ class Agent(ToolCalls):
     # ---- model side ------------------------------------------------------------------------------
 
     def _complete(self) -> AssistantTurn:
-        """One model request; when the server says the history is too long (our estimate was low), shrink
-        the assumed window below what was sent, compact, and try once more."""
+        """One model request; when the server says the history is too long (our estimate was low: the last
+        resort), shrink the assumed window below what was sent, compact, and try once more if it fits."""
         try:
             return self._watched_complete()
         except ModelError as exc:
             if exc.kind != "context_length":
                 raise
-            sent = estimate_history_tokens(self.history) + self.tools_tokens
-            self.context.window = max(1024, int(sent * 0.9))
-            self.ctx.output_budget = self.context.output_budget()
-            self.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
-            self._compact()
+            compaction_auto.after_context_length(self, exc)
             return self._watched_complete()
 
     def _watched_complete(self) -> AssistantTurn:
@@ -314,18 +321,24 @@ class Agent(ToolCalls):
             return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel,
                                        on_activity=activity)
 
+    def fixed_tokens(self) -> int:
+        """What every request carries besides the conversation: the system prompt and the tools array."""
+        return estimate_message_tokens(self.history[0]) + self.tools_tokens
+
     def _on_text(self, text: str) -> None:
         self.sink.emit({"type": "text_delta", "text": text})
 
-    def _compact(self) -> None:
-        if self.context.needed(self.history, self.tools_tokens):
-            self.hooks.before_compact("auto")
-        report = self.context.compact(self.history, self.tools_tokens, self.model, self.cancel)
-        if report is None:
-            return
-        if self.transcript is not None:
-            self.transcript.write("history", messages=self.history, reason=report.describe())
-        self.sink.emit({"type": "notice", "message": report.describe()})
+    def account_chore(self, usage: Usage, model_name: str) -> None:
+        """Count a chore's request (a summary) in this run's usage and the session's spending, at the price of
+        the model that ran it."""
+        with self._totals_lock:
+            self.totals.prompt_tokens += usage.prompt_tokens
+            self.totals.completion_tokens += usage.completion_tokens
+            self.totals.usage_estimated |= usage.estimated
+            self.totals.cached_tokens += usage.cached_tokens
+            self.totals.cache_reported |= usage.cache_reported
+            self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, usage.prefill_seconds)
+        self.spending.add(usage, model_name)
 
     def _account(self, reply: AssistantTurn) -> None:
         usage = reply.usage
@@ -335,8 +348,7 @@ class Agent(ToolCalls):
         self.totals.cached_tokens += usage.cached_tokens
         self.totals.cache_reported |= usage.cache_reported
         self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, usage.prefill_seconds)
-        spent = self.spending
-        spent.add(usage)
+        self.spending.add(usage, self.model_name)
         event: UsageEvent = {
             "type": "usage",
             "prompt_tokens": usage.prompt_tokens,
@@ -347,9 +359,9 @@ class Agent(ToolCalls):
             "prefilled_tokens": usage.prefilled_tokens,
             "cache_reported": usage.cache_reported,
             "prefill_seconds": usage.prefill_seconds,
-            "session_cached_tokens": spent.cached_tokens,
-            "session_prefilled_tokens": spent.prefilled_tokens,
-            "session_prefill_seconds": spent.prefill_seconds,
+            "session_cached_tokens": self.spending.cached_tokens,
+            "session_prefilled_tokens": self.spending.prefilled_tokens,
+            "session_prefill_seconds": self.spending.prefill_seconds,
         }
         self.sink.emit(event)
         if self.transcript is not None:

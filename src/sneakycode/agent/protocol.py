@@ -63,7 +63,8 @@ class AssistantTurn:
 class ChatModel(Protocol):
     """Sends the history and tool schemas, returns the assistant's reply. `on_activity` is called whenever
     anything arrives from the server (text, reasoning, a tool call's fragment): what tells a slow model from a
-    stalled one."""
+    stalled one. `max_tokens`: this request's reply cap instead of the model's usual one (a summary has its
+    own)."""
 
     def complete(
         self,
@@ -73,6 +74,7 @@ class ChatModel(Protocol):
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         on_activity: Callable[[], None] | None = None,
+        max_tokens: int | None = None,
     ) -> AssistantTurn: ...
 
 

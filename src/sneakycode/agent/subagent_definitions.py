@@ -6,7 +6,8 @@
     name: reviewer
     description: Reviews a diff for bugs and missing tests
     tools: read_file, grep_files, find_files     # or a YAML list, or Claude names (Read, Grep); unset: all
-    model: qwen2.5-coder:32b                     # optional: another model of the same provider
+    model: qwen2.5-coder:32b                     # optional: another model of the same provider, or
+                                                 # `small`: the session's small model ([models] small)
     ---
     You review code. ...                         # the subagent's instructions
 
@@ -25,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from sneakycode.agent.roles import SMALL
 from sneakycode.extensions.frontmatter import FrontMatterError, parse_markdown, text_field
 from sneakycode.extensions.places import discover
 from sneakycode.tools.base import Tool
@@ -68,6 +70,7 @@ def explore() -> AgentDefinition:
         "Reads and searches the code (read-only) and answers with what it found, sparing your context.",
         EXPLORE_PROMPT,
         tools=tuple(t.name for t in all_tools() if t.read_only),
+        model=SMALL,  # a chore: the small model runs it when the session has one
     )
 
 

@@ -3,12 +3,13 @@ instructions and tool subset) and gives the parent only the child's final messag
 
 The child shares the parent's session: the same tool context (workspace, read ledger, undo journal, cancel
 signal, permissions and approver), the same hooks (SubagentStop instead of Stop) and the same model unless
-its definition names another. Its turns, calls and tokens count as the parent's (max_turns and budgets see
-them); its events reach the parent's sink tagged with its id ("explore-1"); its messages are kept in the
-session folder under `agents/ID/`, and the parent's transcript records each run. Each task call is decided by
-the definition it names: one for a read-only subagent is decided as an auto-tier read-only call (it runs
-without asking, beside other read-only calls), any other asks first, so one user agent that may edit does not
-make every explore call ask.
+its definition names another: `model: small` (the built-in explore's) is the session's small model when one
+is set, the main model otherwise. Its turns, calls and tokens count as the parent's (max_turns and budgets see
+them, its cost at its own model's price); its events reach the parent's sink tagged with its id ("explore-1");
+its messages are kept in the session folder under `agents/ID/`, and the parent's transcript records each run.
+Each task call is decided by the definition it names: one for a read-only subagent is decided as an
+auto-tier read-only call (it runs without asking, beside other read-only calls), any other asks first, so one
+user agent that may edit does not make every explore call ask.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pydantic import Field
 
 from sneakycode.agent.events import Event
 from sneakycode.agent.protocol import ChatModel, EventSink
+from sneakycode.agent.roles import SMALL
 from sneakycode.agent.subagent_definitions import AgentDefinition
 from sneakycode.errors import ErrorCode
 from sneakycode.permissions.gate import Approver, Declined
@@ -141,16 +143,16 @@ class Subagents:
         agent_id = self._next_id(definition.name)
         sink = TaggedSink(parent.sink, agent_id, self._events)
         sink.emit({"type": "subagent", "agent": agent_id, "phase": "start", "prompt": args.prompt})
-        model = parent.model if definition.model is None or self.model_for is None else self.model_for(definition.model)
+        model, name, window, reserve = self._model_of(definition, parent)
         folder = ctx.session_dir / "agents" / agent_id
         folder.mkdir(parents=True, exist_ok=True)
         transcript = Transcript(folder)
         approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals)
         child = Agent(
             model, ctx.for_subagent(), sink, approver=approver, mode=parent.mode, max_turns=turns,
-            context_window=parent.context.window, transcript=transcript, tools=definition.offered(self.available),
+            context_window=window, reserve=reserve, transcript=transcript, tools=definition.offered(self.available),
             hooks=parent.hook_runner, stop_event="SubagentStop", role=definition.prompt,
-            unattended=parent.gate.unattended,
+            unattended=parent.gate.unattended, spending=parent.spending, model_name=name, small=parent.small,
         )
         try:
             result = child.work(args.prompt)
@@ -164,6 +166,16 @@ class Subagents:
                 parent.transcript.write("subagent", agent=agent_id, definition=definition.name, prompt=args.prompt,
                                         status=result.status, turns=result.turns, message=result.message)
         return _answer(agent_id, result)
+
+    def _model_of(self, definition: AgentDefinition, parent: Agent) -> tuple[ChatModel, str, int, int]:
+        """The model a definition runs on, its name (for its price), its window and its reply cap."""
+        small = parent.small
+        if definition.model == SMALL and small is not None:
+            return small.model, small.name, small.window, small.reserve
+        own = parent.model, parent.model_name, parent.context.window, parent.context.reserve
+        if definition.model in (None, SMALL) or self.model_for is None:
+            return own
+        return self.model_for(definition.model), definition.model, parent.context.window, parent.context.reserve
 
     def _next_id(self, name: str) -> str:
         with self._lock:

@@ -14,12 +14,13 @@ from sneakycode.agent.loop import Agent
 from sneakycode.agent.model.client import build_chat_model
 from sneakycode.agent.model.families import edit_format_for
 from sneakycode.agent.model.pricing import price_for
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, resolve_model_config
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, output_cap, resolve_model_config
 from sneakycode.agent.model.window import discover_context_window
 from sneakycode.agent.protocol import ChatModel, EventSink
 from sneakycode.agent.subagent_definitions import load_definitions
 from sneakycode.agent.subagents import TASK_TOOL, Subagents
 from sneakycode.api.options import BUDGET_NAMES, Options
+from sneakycode.api.roles import build_small, small_model_config
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
 from sneakycode.extensions.hooks import HookRunner
@@ -51,6 +52,7 @@ class Parts:
     subagents: Subagents
     mcp: McpServers
     skills: Tool | None
+    small_config: ModelConfig | None = None
 
     def close(self, reason: str) -> None:
         """The SessionEnd hooks, then every MCP server stopped (no process outlives the session), then the
@@ -63,6 +65,8 @@ class Parts:
             finally:
                 try:
                     close_model(self.agent.model)
+                    if self.agent.small is not None:
+                        close_model(self.agent.small.model)
                 finally:
                     self.transcript.close()
 
@@ -151,11 +155,15 @@ def assemble(
     config = model_config(loaded, options)
     price = price_for(loaded.settings, config.provider, config.model)
     budgets = budgets_for(options, loaded)
-    if budgets.max_cost is not None and price is None:
-        raise ConfigError(
-            f"--max-cost (budgets.max_cost) needs the price of {config.model}, which is not in the built-in table: add "
-            f'[pricing."{config.model}"] with input = and output = (USD per million tokens) to the config'
-        )
+    small_config = small_model_config(loaded, config)
+    spending = Spending(price)
+    for role in (config, small_config):
+        if role is not None and budgets.max_cost is not None and price_for(loaded.settings, role.provider,
+                                                                           role.model) is None:
+            raise ConfigError(
+                f"--max-cost (budgets.max_cost) needs the price of {role.model}, which is not in the built-in table: "
+                f'add [pricing."{role.model}"] with input = and output = (USD per million tokens) to the config'
+            )
     builtin = builtin_tools(loaded, config.model)
     hooks = load_hooks(loaded, trust_project=options.trust_project)
     for notice in hooks.notices:
@@ -171,6 +179,7 @@ def assemble(
         sink.emit({"type": "notice", "message": f"subagent definition {problem}"})
 
     def model_for(name: str) -> ChatModel:
+        spending.prices.setdefault(name, price_for(settings, config.provider, name))
         return build_chat_model(replace(config, model=name), debug_log=debug_log, tool_calls=settings.tool_calls)
 
     subagents = Subagents(definitions, builtin, model_for)
@@ -178,6 +187,9 @@ def assemble(
     tools = session_tools(builtin, loaded, subagents, skills, tuple(options.tools))
     if debug_log is not None:
         debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
+        if small_config is not None:
+            debug_log(f"small model: {small_config.model} at {small_config.base_url}, context window "
+                      f"{small_config.context_window} tokens, from {small_config.context_window_source}")
         debug_log(f"tools offered: {', '.join(t.name for t in tools)}; {len(hooks)} hook(s)")
     ctx.supports_images = config.supports_images
     servers = McpServers(loaded, ctx.session_dir / "mcp")
@@ -193,6 +205,7 @@ def assemble(
             approver=approver_for(ctx),
             mode=options.mode,
             context_window=config.context_window,
+            reserve=output_cap(config),
             transcript=transcript,
             history=saved.messages if saved else None,
             tools=tools + extra,
@@ -201,7 +214,8 @@ def assemble(
             session_turns=saved.turns if saved else 0,
             hooks=HookRunner.for_session(hooks, ctx) if len(hooks) else None,
             budgets=budgets,
-            spending=Spending(price),
+            spending=spending,
+            small=None if small_config is None else build_small(small_config, loaded, spending, debug_log),
             unattended=unattended,
             system_prompt=options.system_prompt,
         )
@@ -215,7 +229,8 @@ def assemble(
     extensions = replace(extensions, prompts=tuple(servers.prompts))  # /mcp__SERVER__PROMPT
     for notice in servers.notices:
         sink.emit({"type": "notice", "message": notice})
-    return Parts(config, ctx, transcript, saved, checkpoints, agent, extensions, subagents, servers, skills)
+    return Parts(config, ctx, transcript, saved, checkpoints, agent, extensions, subagents, servers, skills,
+                 small_config)
 
 
 def with_server_window(config: ModelConfig) -> ModelConfig:

@@ -206,6 +206,28 @@ class BatchSettings(_Strict):
     )
 
 
+class SmallModelSettings(_Strict):
+    model: str = Field(description="The small model's name, as its server knows it.")
+    base_url: str | None = Field(
+        None, description="Its own OpenAI-compatible endpoint (unset: the main model's server)."
+    )
+    api_key_env: str | None = Field(
+        None, description="Environment variable that holds its API key (unset: the main model's key)."
+    )
+    context_window: int | None = Field(
+        None, ge=1024, description="Its context size in tokens (unset: what its server reports, else the main one's)."
+    )
+
+
+class ModelsSettings(_Strict):
+    small: str | SmallModelSettings | None = Field(
+        None,
+        description='The model for chores (compaction summaries, the explore subagent, subagents with `model: '
+        'small`): a name on the main model\'s server (`small = "qwen2.5-coder:3b"`), or a `[models.small]` table '
+        "with its own base_url and api_key_env; unset, the main model does everything.",
+    )
+
+
 class Settings(_Strict):
     workspace_root: str = Field(".", description="Folder all tool paths are relative to.")
     max_file_size_bytes: int = Field(1_048_576, ge=1, description="Largest file a tool reads or writes.")
@@ -255,6 +277,7 @@ class Settings(_Strict):
         description="Tool calls written as text: `auto` parses them until the model calls a tool natively, and only "
         "where they close the reply; `native` never parses them; `text` parses them anywhere.",
     )
+    models: ModelsSettings = Field(default_factory=ModelsSettings, description="Model roles besides the main model.")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, description="Permission rules.")
     tools: ToolsSettings = Field(default_factory=ToolsSettings, description="Per-tool settings.")
     diagnostics: DiagnosticsSettings = Field(

@@ -108,5 +108,8 @@ def set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
         return
     *parents, last = dotted.split(".")
     for part in parents:
-        target = target.setdefault(part, {})
+        if not isinstance(target.get(part), dict):
+            # A key that is a value in one layer and a table in another (`models.small`): the later wins whole.
+            target[part] = {}
+        target = target[part]
     target[last] = value

@@ -40,11 +40,18 @@ HARMLESS_KEYS = frozenset(
         "stall_seconds", "stall_timeout", "stream_idle_timeout",
         "tools.edit_format", "mcp.max_tool_chars", "supports_images",
     }
+    # The small model by name, on the endpoint and key the user chose (see REDIRECTING_KEYS for the others).
+    | {"models.small", "models.small.model", "models.small.context_window"}
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
     | {"skills.enabled", "skills.max_prompt_chars"}
     # Batch pacing and sizing: they slow or size the runner, and run nothing.
     | {"batch.requests_per_minute", "batch.tokens_per_minute", "batch.num_cpus", "batch.task_timeout"}
 )  # fmt: skip
+# Where the model's requests (the whole conversation) go and which secret goes with them: never from an
+# untrusted repository, for any role (main or small).
+REDIRECTING_KEYS = frozenset(
+    {"provider", "base_url", "api_key_env", "models.small.base_url", "models.small.api_key_env"}
+)
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.
 SERVERS_PREFIX = "mcp.servers."
@@ -83,7 +90,9 @@ def untrusted_project_layer(
     ignored: list[str] = []
     for dotted, value in flatten(project).items():
         now = _current(current, dotted)
-        if dotted.startswith(SERVERS_PREFIX):
+        if dotted in REDIRECTING_KEYS:
+            allowed = False
+        elif dotted.startswith(SERVERS_PREFIX):
             allowed = dotted.endswith(".enabled") and value is False
         elif dotted in TIGHTENING_KEYS or dotted in HARMLESS_KEYS:
             allowed = True

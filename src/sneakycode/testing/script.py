@@ -19,7 +19,9 @@ A script is JSON (or the same structure in Python)::
                                                   # lmstudio: GET /api/v0/models)
       "context_window": 4096,                     # the window that endpoint reports
       "prompt_tokens": 900,                       # reported for every reply without its own usage (truncation)
-      "delay": 0.5                                # seconds every chat request waits before it is answered
+      "delay": 0.5,                               # seconds every chat request waits before it is answered
+      "no_tools_reply": {"content": "A summary."} # a request that offers no tools (a summary) gets this
+                                                  # reply, without using a step
     }
 
 A bare list is shorthand for ``{"steps": [...]}``. Stdlib only, like the server.
@@ -108,6 +110,9 @@ class Script:
     prompt_tokens: int | None = None
     delay: float = 0.0
     """Seconds each chat request waits before its step is played: a model's thinking time, for benchmarks."""
+    no_tools_reply: Turn | None = None
+    """The reply to every request that offers no tools (compaction summaries), played without using a step,
+    so a script need not know when the client will summarise."""
 
     def offered_models(self) -> list[str]:
         return self.models if self.models else ["scripted-model"]
@@ -173,7 +178,7 @@ def parse_script(data: Any) -> Script:
         "script",
         data,
         {"steps", "models", "api_key", "chunk_size", "quirks", "server_kind", "context_window", "prompt_tokens",
-         "delay"},
+         "delay", "no_tools_reply"},
     )
     if data.get("server_kind") not in (None, *SERVER_KINDS):
         raise ScriptError(f"server_kind: expected one of {', '.join(SERVER_KINDS)}, got {data['server_kind']!r}")
@@ -195,4 +200,12 @@ def parse_script(data: Any) -> Script:
         context_window=int(data.get("context_window", 8192)),
         prompt_tokens=None if data.get("prompt_tokens") is None else int(data["prompt_tokens"]),
         delay=max(0.0, float(data.get("delay", 0.0))),
+        no_tools_reply=None if data.get("no_tools_reply") is None else _no_tools_reply(data["no_tools_reply"]),
     )
+
+
+def _no_tools_reply(data: Any) -> Turn:
+    turn = _parse_step(-1, data)
+    if not isinstance(turn, Turn):
+        raise ScriptError("no_tools_reply: expected a reply (content, ...), not a fault")
+    return turn

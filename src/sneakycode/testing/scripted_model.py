@@ -24,6 +24,7 @@ class ScriptedModel:
         self.replies = list(replies)
         self.requests: list[list[Message]] = []
         self.tools: list[list[dict[str, Any]]] = []
+        self.caps: list[int | None] = []
 
     def complete(
         self,
@@ -33,8 +34,10 @@ class ScriptedModel:
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         on_activity: Callable[[], None] | None = None,
+        max_tokens: int | None = None,
     ) -> AssistantTurn:
         self.requests.append(copy.deepcopy(messages))
+        self.caps.append(max_tokens)
         self.tools.append(tools)
         if not self.replies:
             raise AssertionError("the scripted model ran out of replies")

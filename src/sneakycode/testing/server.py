@@ -202,7 +202,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._start_sse()
             self._end_sse()
             return 200
-        step_index, step = owner._next_step()
+        step: Step | None
+        if script.no_tools_reply is not None and not body.get("tools"):
+            step_index, step = -1, script.no_tools_reply
+        else:
+            step_index, step = owner._next_step()
         if step is None:
             self._send_error(400, f"scripted server: the script has no step left ({step_index} played)",
                              "script_exhausted")

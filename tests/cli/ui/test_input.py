@@ -180,6 +180,32 @@ def test_compact_replaces_the_conversation_with_the_models_summary(ws: Path) -> 
     assert len(texts) == 2 and "SUMMARY: the user said hello." in texts[0] and texts[1] == "and now?"
 
 
+def test_model_small_switches_the_model_that_writes_summaries(ws: Path) -> None:
+    """Issue 26, model roles: `/model small NAME` sends the chores (here /compact's summary) to NAME; the
+    conversation stays on the main model."""
+    script = {"steps": [{"content": "First answer."}, {"content": "SUMMARY: hello."}, {"content": "Carrying on."}]}
+    with ScriptedServer(script) as server:
+        child = spawn(ws, server)
+        started(child)
+        child.sendline("/model small")
+        child.expect("small model: none")
+        wait_for_prompt(child)
+        child.sendline("hello there")
+        child.expect("First answer.")
+        wait_for_prompt(child)
+        child.sendline("/model small s-tiny")
+        child.expect("small model set to s-tiny")
+        wait_for_prompt(child)
+        child.sendline("/compact")
+        child.expect("Compacted 2 message")
+        wait_for_prompt(child)
+        child.sendline("and now?")
+        child.expect("Carrying on.")
+        wait_for_prompt(child)
+        leave(child)
+    assert [r["model"] for r in server.chat_requests] == ["m", "s-tiny", "m"]
+
+
 def test_resume_continues_an_earlier_sessions_conversation_here(ws: Path) -> None:
     """/resume reads the other session's messages through the typed history (issue 24): they reach the model
     as they were sent."""

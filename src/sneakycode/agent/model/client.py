@@ -107,8 +107,10 @@ class OpenAIChatModel:
         on_text: Callable[[str], None] | None = None,
         cancel: threading.Event | None = None,
         on_activity: Callable[[], None] | None = None,
+        max_tokens: int | None = None,
     ) -> AssistantTurn:
-        request = _Request(prepare_messages(messages), tools, output_cap(self.config), on_activity or (lambda: None))
+        cap = output_cap(self.config) if max_tokens is None else max_tokens
+        request = _Request(prepare_messages(messages), tools, cap, on_activity or (lambda: None))
         turn = AssistantTurn()
         for attempt in (1, 2):
             turn = self._capped(request, on_text, cancel)

@@ -207,7 +207,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "tasks": (_tasks, "show the task list"),
     "clear": (_clear, "start a fresh conversation in the same session"),
     "agents": (_agents, "list the subagents the task tool can run"),
-    "model": (model_commands.model, "[NAME] list the server's models, or switch to NAME for this session"),
+    "model": (model_commands.model, "[small] [NAME] list the server's models, or switch (the small model) to NAME"),
     "config": (model_commands.config, "[all] the effective settings and where each came from"),
     "compact": (session_commands.compact, "[FOCUS] summarise the conversation so far (keeping FOCUS in detail)"),
     "diff": (session_commands.diff, "everything this session changed, as a diff"),

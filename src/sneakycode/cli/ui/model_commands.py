@@ -1,5 +1,6 @@
 """Slash commands about the model and the settings: /model [NAME] (list the server's models, switch
-mid-session) and /config (the effective settings and where each came from)."""
+mid-session), /model small NAME (switch the small model, which runs the chores) and /config (the effective
+settings and where each came from)."""
 
 from __future__ import annotations
 
@@ -19,13 +20,31 @@ def model_line(run: Session) -> str:
     return f"{config.model} via {config.provider} ({config.base_url})"
 
 
+def small_line(run: Session) -> str:
+    config = run.small_config
+    if config is None:
+        return "none (the main model runs the chores)"
+    return f"{config.model} via {config.provider} ({config.base_url})"
+
+
 def model(sc: SlashContext, arg: str) -> bool:
-    """`/model`: the model in use and the ones the server lists; `/model NAME` switches to NAME."""
+    """`/model`: the model in use and the ones the server lists; `/model NAME` switches to NAME;
+    `/model small NAME` switches the small model (compaction summaries, explore)."""
     from sneakycode.agent.model.providers import list_models
 
     run = sc.run
     if run is None:
         sc.console.print(markup_safe(sc.model_line))
+        return True
+    role, _, rest = arg.partition(" ")
+    if role == "small":
+        if not rest.strip():
+            sc.console.print(f"small model: {markup_safe(small_line(run))}")
+            sc.console.print("[dim]/model small NAME switches it for the rest of this session.[/]")
+            return True
+        run.switch_model(rest.strip(), role="small")
+        window = run.small_config.context_window if run.small_config is not None else 0
+        sc.console.print(f"small model set to {markup_safe(rest.strip())} (context window {window:,} tokens)")
         return True
     try:
         offered: list[str] | None = list_models(run.config.base_url, run.config.api_key, LIST_TIMEOUT)
@@ -34,6 +53,7 @@ def model(sc: SlashContext, arg: str) -> bool:
         problem = f"{run.config.base_url}/models did not answer ({exc})"
     if not arg:
         sc.console.print(f"model: {markup_safe(model_line(run))}")
+        sc.console.print(f"small model: {markup_safe(small_line(run))}")
         if offered is None:
             sc.console.print(f"[yellow]{markup_safe(problem)}[/]")
         for name in offered or []:
