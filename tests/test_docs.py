@@ -128,3 +128,21 @@ def test_link_check_sees_links_and_ignores_code() -> None:
     assert _links(text) == ["a.md", "b.md#part", "https://example.com"]
     assert _anchor("Trying rules: `sneakycode permissions`") == "trying-rules-sneakycode-permissions"
     assert _anchor("read_file") == "read_file"
+
+
+NUMBER_WORDS = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+    "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+]
+
+
+def test_readme_names_every_built_in_tool_and_counts_them() -> None:
+    """The README's tool list is the registry's: a tool added or removed shows up here, not in a user's
+    surprise."""
+    section = README.read_text(encoding="utf-8").split("\n## The tools\n", 1)[1].split("\n## ", 1)[0]
+    paragraph = section.strip().split("\n\n", 1)[0]
+    named = set(re.findall(r"`([a-z_]+)`", paragraph))
+    tools = {found.name for found in all_tools()}
+    assert named == tools
+    count = paragraph.split(" ", 1)[0].lower()
+    assert count in NUMBER_WORDS and NUMBER_WORDS.index(count) == len(tools)

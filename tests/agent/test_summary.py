@@ -83,7 +83,7 @@ class Server:
         self.refused = 0
 
     def complete(self, messages: list[Any], tools: list[dict[str, Any]], *, on_text: Any = None, cancel: Any = None,
-                 max_tokens: int | None = None) -> AssistantTurn:
+                 max_tokens: int | None = None, on_activity: Any = None) -> AssistantTurn:
         if not tools:
             return AssistantTurn(content="summary")
         if not self.refused and any(n["message"].startswith("context compacted") for n in self.events.of("notice")):

@@ -67,7 +67,7 @@ class AgentDefinition:
 def explore() -> AgentDefinition:
     return AgentDefinition(
         "explore",
-        "Reads and searches the code (read-only) and answers with what it found, sparing your context.",
+        "Reads and searches the code (read-only) and answers with what it found.",
         EXPLORE_PROMPT,
         tools=tuple(t.name for t in all_tools() if t.read_only),
         model=SMALL,  # a chore: the small model runs it when the session has one

@@ -100,8 +100,8 @@ class Subagents:
         listed = "; ".join(f"{d.name}: {_clip(d.description, DESCRIPTION_CHARS)}" for d in self.definitions.values())
         return Tool(
             name=TASK_TOOL,
-            description="Run a subagent on a self-contained task in its own context; only its final answer "
-            f"comes back. Agents: {listed}",
+            description=f"A subagent does a self-contained task in its own context; only its answer comes back. "
+            f"Agents: {listed}",
             args_model=TaskArgs,
             func=self.run,
             tier=Tier.AUTO if read_only else Tier.CONFIRM,

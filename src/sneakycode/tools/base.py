@@ -238,9 +238,7 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
             if "$ref" in node:
                 return walk(defs[node["$ref"].rsplit("/", 1)[-1]])
             node = _unwrap_optional(node)
-            if node.get("type") == "boolean" and node.get("default") is False:
-                # An optional flag is off unless set; saying so costs 16 characters per flag per request.
-                node = {k: v for k, v in node.items() if k != "default"}
+            node = {k: v for k, v in node.items() if not _says_nothing(k, v, node)}
             return {k: walk(v) for k, v in node.items() if k not in ("title", "$defs", "additionalProperties")}
         if isinstance(node, list):
             return [walk(item) for item in node]
@@ -249,6 +247,21 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = walk(schema)
     result.pop("description", None)
     return result
+
+
+def _says_nothing(key: str, value: Any, node: dict[str, Any]) -> bool:
+    """Whether a schema keyword tells the model nothing it needs, at a cost on every request: an optional
+    flag's `default: false` and a count's `default: 0` (off unless set), the lower bounds every count and
+    pattern has anyway (`minimum` 0 or 1, `minLength` 1; the arguments are still checked against them, with
+    a coded error naming the field), and the `type` of a list of strings (`enum` already says it)."""
+    if key == "default":
+        return value is False or (value == 0 and node.get("type") == "integer")
+    if key in ("minimum", "minLength"):
+        return value in (0, 1)
+    if key == "type" and value == "string":
+        choices = node.get("enum")
+        return isinstance(choices, list) and all(isinstance(choice, str) for choice in choices)
+    return False
 
 
 def _unwrap_optional(node: dict[str, Any]) -> dict[str, Any]:

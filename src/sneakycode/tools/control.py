@@ -8,7 +8,7 @@ from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 
 
 class FinishArgs(ToolArgs):
-    message: str = Field("Task complete.", description="summary for the user")
+    message: str = Field("Task complete.", description="for the user")
 
 
 @tool(
@@ -23,5 +23,5 @@ class FinishArgs(ToolArgs):
     guidance="When the task is done, or cannot be done, call finish with a short summary for the user.",
 )
 def finish(args: FinishArgs, ctx: ToolContext) -> ToolResult:
-    """End the run when the task is done or cannot be done, saying what was done and what is left open."""
+    """End the run when the task is done or cannot be, saying what was done and what is left."""
     return ToolResult.ok(args.message, finished=True)

@@ -27,9 +27,9 @@ DEFAULT_PATTERN_WAIT = 30
 class JobArgs(ToolArgs):
     job_id: int
     action: Literal["output", "kill"] = "output"
-    since: int | None = Field(None, description="byte offset (default: unread)")
+    since: int | None = Field(None, description="byte offset")
     wait_seconds: int = 0
-    pattern: str | None = Field(None, description="regex to wait for")
+    pattern: str | None = Field(None, description="regex")
 
 
 def decided_as(arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[str, Any]] | None:
@@ -49,8 +49,8 @@ def decided_as(arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[
     guidance="Start servers and watchers with run_command background=true; read or stop them with job.",
 )
 def job(args: JobArgs, ctx: ToolContext) -> ToolResult:
-    """A background job's new output and status, after waiting up to wait_seconds for output, exit or a
-    line matching pattern (then 30 s by default). action=kill ends it."""
+    """A background job's new output and status, after waiting up to wait_seconds (30 with pattern) for
+    output, exit or a line matching pattern. action=kill ends it."""
     found = ctx.jobs.get(args.job_id)
     if found is None:
         listed = ", ".join(f"{j.id} ({j.status}: {j.command[:40]})" for j in ctx.jobs.jobs.values()) or "none"

@@ -40,9 +40,9 @@ _told_no_sandbox: set[str] = set()
 
 class RunCommandArgs(ToolArgs):
     command: str
-    timeout: int | None = Field(None, description="seconds")
+    timeout: int | None = None
     cwd: str | None = None
-    background: bool = Field(False, description="run as a job (see job)")
+    background: bool = Field(False, description="as a job")
 
 
 # What a background start waits for before it returns: the job's first output, up to this much.
@@ -61,8 +61,8 @@ FIRST_OUTPUT_BYTES = 2048
 )
 def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     """Run a bash command in the workspace (or `cwd`), stdin closed; returns output and exit code (non-zero
-    is an error). timeout is in seconds, then its processes are killed; for servers and watchers use
-    background=true. Long output shows head and tail; the full copy is saved."""
+    is an error). timeout is in seconds, then its processes are killed; servers and watchers need
+    background=true. Long output: head and tail, full copy saved."""
     settings = ctx.settings.tools.shell
     timeout = args.timeout if args.timeout is not None else settings.default_timeout
     if not 1 <= timeout <= settings.max_timeout:

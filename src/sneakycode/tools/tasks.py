@@ -41,8 +41,8 @@ class UpdateTasksArgs(ToolArgs):
     guidance="For work with several steps keep a task list with update_tasks.",
 )
 def update_tasks(args: UpdateTasksArgs, ctx: ToolContext) -> ToolResult:
-    """Replace the task list the user sees (send the whole list). For multi-step work: one task
-    in_progress, mark each completed when done."""
+    """Replace the user's task list (send it whole). Multi-step work: one task in_progress, mark each
+    completed when done."""
     _check(args.tasks)
     ctx.tasks = [task.model_dump() for task in args.tasks]
     counts = Counter(t.status for t in args.tasks)

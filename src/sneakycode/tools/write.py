@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 
-from pydantic import Field
-
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, ProposedEdit, Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.diagnostics.after_edit import diagnose_edit
@@ -14,7 +12,7 @@ from sneakycode.tools.read import split_lines
 
 class WriteFileArgs(ToolArgs):
     file_path: str
-    content: str = Field(description="the whole new file")
+    content: str
 
 
 def _proposed_write(args: WriteFileArgs, ctx: ToolContext) -> ProposedEdit:
@@ -38,8 +36,8 @@ def _proposed_write(args: WriteFileArgs, ctx: ToolContext) -> ProposedEdit:
     example={"file_path": "app/utils/helpers.py", "content": "def greet():\n    return 'hello'\n"},
 )
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
-    """Create a file, or overwrite one you have read (parent folders are created; encoding and line
-    endings are kept). For small changes edit instead."""
+    """Create a file, or overwrite one you have read (creates parent folders, keeps encoding and line
+    endings). For small changes edit instead."""
     ws = ctx.workspace
     real = ws.resolve(args.file_path)
     shown = ws.display(real)

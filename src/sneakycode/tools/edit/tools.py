@@ -47,7 +47,7 @@ def _replacement_preview(arguments: dict[str, Any]) -> Preview:
 class StrReplaceArgs(ToolArgs):
     file_path: str
     old_str: str = Field(description="file text, without line numbers")
-    new_str: str = Field(description="inserted literally")
+    new_str: str = Field(description="literal")
     replace_all: bool = False
 
 
@@ -73,9 +73,8 @@ def _proposed_replacement(args: StrReplaceArgs, ctx: ToolContext) -> ProposedEdi
     "read_file shows) and be unique.",
 )
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
-    """Replace old_str with new_str in a file you have read. old_str must occur once (add context) unless
-    replace_all. Whitespace, indentation, quotes and blank lines match leniently (reported). Returns the
-    edited lines."""
+    """Replace old_str (once, unless replace_all: add context) with new_str in a file you have read.
+    Whitespace, indentation, quotes and blank lines match leniently. Returns the edited lines."""
     ws = ctx.workspace
     _check_strings(args.old_str, args.new_str)
     real = _existing_file(ws, args.file_path)
@@ -240,9 +239,8 @@ def _proposed_patch(args: PatchApplyArgs, ctx: ToolContext) -> ProposedEdit:
     guidance="patch_apply takes a unified diff whose context and '-' lines are the file's current lines.",
 )
 def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
-    """Apply a unified diff of one file you have read: `@@ -12,4 +12,5 @@` hunks of ' ', '-' and '+' lines.
-    Hunks are found by context even if line numbers are off; all apply or none. `--- /dev/null` creates a
-    file."""
+    """Apply a unified diff (`@@ -12,4 +12,5 @@` hunks of ' ', '-', '+' lines) to one file you have read.
+    Hunks are found by context if line numbers are off; all apply or none. `--- /dev/null` creates."""
     ws = ctx.workspace
     parsed = parse_patch(args.patch)
     real = ws.resolve(args.file_path)

@@ -125,9 +125,9 @@ class GrepFilesArgs(ToolArgs):
     example={"pattern": "def main", "path": "app/", "file_pattern": "*.py"},
 )
 def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
-    """Regex search (ripgrep syntax) of file contents in `path` (folder or file); prints path:line:text.
-    file_pattern: space-separated path globs (`*.py`, `src/**/*.ts`, `!*_test.go`). Skips .git, binary
-    and ignored files unless include_ignored."""
+    """Regex search (ripgrep syntax) of file contents in `path`; prints path:line:text. file_pattern:
+    space-separated globs (`*.py`, `!*_test.go`). Skips .git, binary and ignored files unless
+    include_ignored."""
     ws = ctx.workspace
     target = ws.resolve(args.path, must_exist=True)
     if "\n" in args.pattern or "\r" in args.pattern:
@@ -284,7 +284,7 @@ class FindFilesArgs(ToolArgs):
     example={"pattern": "*.yaml", "path": "config/"},
 )
 def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
-    """Find files by space-separated path globs below folder `path`: `*.py` (any depth), `src/**/test_*.py`,
+    """Find files by space-separated globs below folder `path`: `*.py` (any depth), `src/**/test_*.py`,
     `!glob` excludes. Skips .git and ignored files unless include_ignored."""
     ws = ctx.workspace
     target = ws.resolve(args.path, must_exist=True)
