@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from sneakycode.agent.titles import TITLE_PROMPT, TITLE_TOKENS
 from sneakycode.testing.server import ScriptedServer
 from tests.cli.test_headless import ENV, call, finish
 from tests.conftest import run_cli
@@ -96,3 +97,26 @@ def test_without_a_small_model_everything_goes_to_the_main_model(ws: Path, isola
     went = kinds(requests)
     assert went["summary"] and went["explore"]
     assert {model for models in went.values() for model in models} == {"scripted-model"}
+
+
+def test_the_small_model_names_a_new_session_and_sessions_lists_it_by_that_title(
+    ws: Path, isolated_home: Path
+) -> None:
+    """Session titles are a chore too: one short request to the small model after the first request, with
+    the user's words and its own tiny reply cap; `sneakycode sessions` shows the title."""
+    code, _, requests, stderr = run(ws, isolated_home, "small-model")
+    assert code == 0, stderr
+    titles = [r for r in requests if r["messages"][0]["content"] == TITLE_PROMPT]
+    assert len(titles) == 1 and titles[0]["model"] == "small-model" and titles[0]["max_tokens"] == TITLE_TOKENS
+    assert titles[0]["messages"][1]["content"] == "Find the module that defines value_5_0."
+    listed = run_cli("sessions", "--workspace", str(ws), env=ENV)
+    assert "Read modules; none defines it yet" in listed.stdout, listed.stdout
+
+
+def test_without_a_small_model_no_title_is_asked_for_and_sessions_shows_the_request(
+    ws: Path, isolated_home: Path
+) -> None:
+    _, _, requests, _ = run(ws, isolated_home, None)
+    assert not [r for r in requests if r["messages"][0]["content"] == TITLE_PROMPT]
+    listed = run_cli("sessions", "--workspace", str(ws), env=ENV)
+    assert "Find the module that defines value_5_0." in listed.stdout, listed.stdout

@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sneakycode.agent.titles import write_title
 from sneakycode.api.options import Options
 from sneakycode.api.result import Result
 from sneakycode.api.settings import load_options, untrusted_notice
@@ -119,6 +120,7 @@ class Session:
             raise
         self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
         self._started = False
+        self._titled = False
         self._closed = False
         self._running = threading.Lock()
 
@@ -175,6 +177,10 @@ class Session:
             request, more = with_resources(self, request)
             with in_effect(self, invocation) if invocation is not None else nullcontext():
                 outcome = self.agent.run_turn(request, [*(images or []), *more])
+            if not self._titled:
+                self._titled = True
+                if not self.resumed:
+                    write_title(self.agent, request)
             return self.result(outcome)
 
     def stream(self, prompt: str, images: list[ImagePart] | None = None) -> Iterator[dict[str, Any]]:

@@ -30,7 +30,7 @@ def run_sessions_command(args: argparse.Namespace) -> int:
         turns = sum(1 for m in saved.messages if m.get("role") == "assistant")
         status = str(saved.outcome.get("status", "")) if saved.outcome else "unfinished"
         started = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created))
-        task = " ".join(saved.first_prompt.split())
+        task = " ".join((saved.title or saved.first_prompt).split())
         task = task if len(task) <= 60 else task[:57] + "..."
         print(f"{info.id:<30} {started:<17} {turns:>5}  {status:<11} {task}")
     print("\nResume one with `sneakycode -p TASK --resume ID`, or the latest with `--continue`.")

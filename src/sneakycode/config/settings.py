@@ -222,9 +222,9 @@ class SmallModelSettings(_Strict):
 class ModelsSettings(_Strict):
     small: str | SmallModelSettings | None = Field(
         None,
-        description='The model for chores (compaction summaries, the explore subagent, subagents with `model: '
-        'small`): a name on the main model\'s server (`small = "qwen2.5-coder:3b"`), or a `[models.small]` table '
-        "with its own base_url and api_key_env; unset, the main model does everything.",
+        description='The model for chores (compaction summaries, session titles, the explore subagent, subagents '
+        'with `model: small`): a name on the main model\'s server (`small = "qwen2.5-coder:3b"`), or a '
+        "`[models.small]` table with its own base_url and api_key_env; unset, the main model does everything.",
     )
 
 

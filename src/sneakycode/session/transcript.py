@@ -3,7 +3,8 @@
 Each line is one record with a `type` and a `time`: `message` (a chat message exactly as sent to the
 model), `usage` (one model reply's token counts), `tasks` (the task list after update_tasks), `history`
 (the whole message list after compaction or a rewind replaced older messages; a rewind's also carries
-`turns`), `turn` (a model turn starts: its number in the session) and `outcome` (how a run ended). Every
+`turns`), `turn` (a model turn starts: its number in the session), `title` (the name the small model gave
+the session) and `outcome` (how a run ended). Every
 line is flushed and synced before the run goes on, so a crash loses at most the line being written, and a
 torn last line is skipped on replay.
 """
@@ -54,6 +55,7 @@ class SavedSession:
     completion_tokens: int = 0
     outcome: dict[str, Any] | None = None
     first_prompt: str = ""
+    title: str = ""
     turns: int = 0  # model turns so far in the session's conversation
 
 
@@ -91,6 +93,8 @@ def replay(lines: list[str]) -> SavedSession:
             saved.completion_tokens += int(record.get("completion_tokens", 0))
         elif kind == "outcome":
             saved.outcome = record
+        elif kind == "title":
+            saved.title = str(record.get("title") or "")
     return saved
 
 
