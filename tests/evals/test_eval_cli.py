@@ -43,7 +43,8 @@ SOLVE_PAGINATE = [
     call("read_file", file_path="pager.py", usage=(4000, 0, 10)),
     call("str_replace", file_path="pager.py", old_str="start = page * per_page",
          new_str="start = (page - 1) * per_page", usage=(4100, 3900, 20)),
-    say("Fixed: pages start at 1.", usage=(4200, 4000, 8)),
+    {**say("Fixed: pages start at 1.", usage=(4200, 4000, 8)),
+     "timings": {"prompt_n": 200, "cache_n": 4000, "prompt_ms": 250.0}},  # llama.cpp's: prefill took 0.25 s
 ]  # fmt: skip
 ONLY_DONE = [say("Done.", usage=(4000, 0, 2))]
 SOLVE_RANGE_CLUMSILY = [
@@ -70,12 +71,12 @@ def measured(row: dict[str, Any]) -> dict[str, Any]:
 
 def expected_row(task_id: str, language: str, kind: str, solved: bool, turns: int, tool_calls: int,
                  tokens: tuple[int, int, int], failures: dict[str, int], codes: dict[str, int],
-                 ) -> dict[str, Any]:  # fmt: skip
+                 prefill: float | None = None) -> dict[str, Any]:  # fmt: skip
     return {"id": task_id, "language": language, "kind": kind, "solved": solved, "attempts": 1,
             "outcome": "passed" if solved else "failed", "status": "answered", "turns": turns,
             "tool_calls": tool_calls, "failures": {**NO_FAILURES, **failures}, "error_codes": codes,
             "tokens": {"prompt": tokens[0], "cached": tokens[1], "completion": tokens[2]},
-            "prefill_seconds": None, "cost_usd": None}  # fmt: skip
+            "prefill_seconds": prefill, "cost_usd": None}  # fmt: skip
 
 
 def test_eval_scores_solving_and_failing_trajectories_exactly(tmp_path: Path) -> None:
@@ -90,7 +91,8 @@ def test_eval_scores_solving_and_failing_trajectories_exactly(tmp_path: Path) ->
     assert card["model"] == {"provider": "custom", "model": "scripted-model", "base_url": server.base_url}
     rows = {row["id"]: measured(row) for row in card["tasks"]}
     assert [row["id"] for row in card["tasks"]] == ["js-range", "py-paginate", "py-slugify"]  # the suite's order
-    assert rows["py-paginate"] == expected_row("py-paginate", "python", "bug", True, 3, 2, (12300, 7900, 38), {}, {})
+    assert rows["py-paginate"] == expected_row("py-paginate", "python", "bug", True, 3, 2, (12300, 7900, 38), {}, {},
+                                               0.25)  # fmt: skip
     assert rows["py-slugify"] == expected_row("py-slugify", "python", "bug", False, 1, 0, (4000, 0, 2), {}, {})
     assert rows["js-range"] == expected_row(
         "js-range", "javascript", "bug", True, 6, 5, (25500, 20000, 208),
@@ -101,6 +103,7 @@ def test_eval_scores_solving_and_failing_trajectories_exactly(tmp_path: Path) ->
         "tasks": 3, "solved": 2, "solve_rate": 0.6667, "attempts": 3, "turns": 10, "tool_calls": 7}
     assert totals["failures"] == {**NO_FAILURES, "unknown_tool": 1, "stale_read": 1, "edit_not_matched": 1}
     assert totals["tokens"] == {"prompt": 41800, "cached": 27900, "completion": 248}
+    assert totals["prefill_seconds"] == 0.25  # only the server's reports count; none from the others
     assert totals["wall_seconds"] > 0 and totals["task_seconds"] > 0
     # The hidden test ran after the agent, and only then: it is in the copy, and not in the agent's diff.
     results = [json.loads(line) for line in (out / "attempt-1" / "results.jsonl").read_text().splitlines()]
