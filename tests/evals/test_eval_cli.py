@@ -138,7 +138,7 @@ def test_attempts_run_unsolved_tasks_again_and_compare_shows_both_runs(tmp_path:
         assert run_eval(server, first, "py-paginate").code == 0
     compared = run_cli("eval", "compare", str(first), str(second / "scorecard.json"))
     assert compared.code == 0, compared.stderr
-    assert "| A / B | 0/1 / 1/1 | 1 / 2 | 1 / 4 | 0 / 2 |" in compared.stdout
+    assert "| A / B | 1 / 1 | 0 / 1 | 1 / 2 | 1 / 4 | 0 / 2 |" in compared.stdout
     assert "| py-paginate | no / yes (+) | 1 / 2 | 1 / 4 | 0 / 2 | 4000 / 16300 |" in compared.stdout
 
 

@@ -20,9 +20,15 @@ def _failures(failures: dict[str, int]) -> str:
     return ", ".join(shown) or "-"
 
 
+def _is_number(cell: str) -> bool:
+    return all(part.strip().lstrip("$").replace(".", "", 1).replace("/", "", 1).isdigit() or part.strip() == "-"
+               for part in cell.split(" / "))  # fmt: skip
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    right = ["---" if i == 0 else "---:" for i in range(len(header))]
-    return ["| " + " | ".join(header) + " |", "| " + " | ".join(right) + " |",
+    """A Markdown table; columns of numbers (or `A / B` pairs of them) are right-aligned."""
+    align = ["---:" if rows and all(_is_number(row[i]) for row in rows) else "---" for i in range(len(header))]
+    return ["| " + " | ".join(header) + " |", "| " + " | ".join(align) + " |",
             *("| " + " | ".join(row) + " |" for row in rows)]  # fmt: skip
 
 
@@ -68,18 +74,20 @@ def _pair(a: Any, b: Any) -> str:
     return f"{a} / {b}"
 
 
-def compare_markdown(a: dict[str, Any], b: dict[str, Any], names: tuple[str, str] = ("A", "B")) -> str:
-    """Two scorecards side by side: every cell is `A / B`; a task only one run has shows `-` for the other."""
+def compare_markdown(a: dict[str, Any], b: dict[str, Any], sources: tuple[str, str] = ("", "")) -> str:
+    """Two scorecards side by side: every cell is `A / B`; a task only one run has shows `-` for the other.
+    `sources`: where each was read from, shown beside it."""
     ta, tb = a["totals"], b["totals"]
-    lines = [f"# Eval compare: {names[0]} / {names[1]}", "",
-             f"- {names[0]}: {_who(a)}, suite {a['suite']['name']} {a['suite']['version']}, {a['started_at']}",
-             f"- {names[1]}: {_who(b)}, suite {b['suite']['name']} {b['suite']['version']}, {b['started_at']}"]
+    where = [f" (`{source}`)" if source else "" for source in sources]
+    lines = ["# Eval compare: A / B", "",
+             f"- A{where[0]}: {_who(a)}, suite {a['suite']['name']} {a['suite']['version']}, {a['started_at']}",
+             f"- B{where[1]}: {_who(b)}, suite {b['suite']['name']} {b['suite']['version']}, {b['started_at']}"]
     if (a["suite"]["name"], a["suite"]["version"]) != (b["suite"]["name"], b["suite"]["version"]):
         lines.append("- note: the two runs used different suites or suite versions; compare with care")
     lines += ["", "## Totals", ""]
-    lines += _table(["", "solved", "attempts", "turns", "tool calls", *CLASSES, "prompt", "cached", "completion",
-                     "prefill s", "wall s", "cost"],
-                    [["A / B", _pair(f"{ta['solved']}/{ta['tasks']}", f"{tb['solved']}/{tb['tasks']}"),
+    lines += _table(["", "tasks", "solved", "attempts", "turns", "tool calls", *CLASSES, "prompt", "cached",
+                     "completion", "prefill s", "wall s", "cost"],
+                    [["A / B", _pair(ta["tasks"], tb["tasks"]), _pair(ta["solved"], tb["solved"]),
                       _pair(ta["attempts"], tb["attempts"]), _pair(ta["turns"], tb["turns"]),
                       _pair(ta["tool_calls"], tb["tool_calls"]),
                       *(_pair(ta["failures"][n], tb["failures"][n]) for n in CLASSES),
