@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sneakycode.evals.suite import load_suite
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import CliResult, run_cli
@@ -119,6 +121,7 @@ def test_eval_scores_solving_and_failing_trajectories_exactly(tmp_path: Path) ->
     assert row in markdown
 
 
+@pytest.mark.slow  # two evals, three agent runs
 def test_attempts_run_unsolved_tasks_again_and_compare_shows_both_runs(tmp_path: Path) -> None:
     """--attempts 2: a task the first attempt left unsolved is run once more (and solved), a solved one is
     not; `eval compare` puts that run beside a one-attempt run, task by task."""
