@@ -87,6 +87,9 @@ def test_swebench_instances_run_as_an_eval(tmp_path: Path) -> None:
         "instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": base,
         "problem_statement": "add() subtracts.", "test_cmd": "python3 -c 'import calc; assert calc.add(2, 3) == 5'",
     }]))  # fmt: skip
+    unknown = run_cli("eval", "--from-swebench", str(instances), "--repos-dir", str(tmp_path / "mirrors"), "--tasks",
+                      "nope", "--base-url", "http://127.0.0.1:9/v1", "--model", "m")  # fmt: skip
+    assert unknown.code == 2 and "no instance 'nope'" in unknown.stderr
     with ScriptedServer({"steps": solving("calc.py", "def add(a, b):\n    return a + b\n")}) as server:
         result = run_cli("eval", "--from-swebench", str(instances), "--repos-dir", str(tmp_path / "mirrors"), "--out",
                          str(tmp_path / "out"), "--base-url", server.base_url, "--model", "scripted-model", env=FAST,

@@ -122,6 +122,8 @@ def _run(args: argparse.Namespace) -> int:
 
         specs = from_swebench(args.from_swebench, args.repos_dir)
         wanted = set(_task_ids(args) or [spec.id for spec in specs])
+        if unknown := sorted(wanted - {spec.id for spec in specs}):
+            raise ConfigError(f"--tasks: no instance {', '.join(map(repr, unknown))} in {args.from_swebench}")
         specs = [spec for spec in specs if spec.id in wanted]
         suite_info = {"name": args.from_swebench.stem, "version": "swebench", "tasks": len(specs),
                       "folder": str(args.from_swebench.resolve())}  # fmt: skip
