@@ -158,3 +158,24 @@ def test_bad_input_is_named_and_nothing_runs(tmp_path: Path) -> None:
     not_a_card = run_cli("eval", "compare", str(tmp_path), str(tmp_path))
     assert not_a_card.code == 2 and "cannot read the scorecard" in not_a_card.stderr
     assert "Traceback" not in unknown.stderr + suite.stderr + compare.stderr + not_a_card.stderr
+
+
+def test_the_hidden_test_is_not_in_the_copy_while_the_agent_works(tmp_path: Path) -> None:
+    """The model looks for the hidden test while it works: read_file finds nothing, and neither does a
+    command listing every file of the copy; once the agent has ended, the test is there and decides."""
+    out = tmp_path / "peek"
+    steps = [call("read_file", file_path="test_eval_hidden.py", usage=(4000, 0, 5)),
+             call("run_command", command="ls -aR", usage=(4100, 3900, 5)),
+             say("Done.", usage=(4200, 4000, 2))]  # fmt: skip
+    with ScriptedServer({"steps": steps}) as server:
+        result = run_eval(server, out, "py-slugify")
+    assert result.code == 0, result.stderr
+    (line,) = [json.loads(text) for text in (out / "attempt-1" / "results.jsonl").read_text().splitlines()]
+    records = [json.loads(text) for text in Path(line["transcript"]).read_text().splitlines()]
+    tool_results = [r["message"]["content"] for r in records
+                    if r["type"] == "message" and r["message"]["role"] == "tool"]  # fmt: skip
+    assert tool_results[0].startswith("Error [not_found]")
+    assert "text.py" in tool_results[1] and "test_eval_hidden" not in tool_results[1]
+    assert line["verdict"]["passed"] is False and "test_single_dashes" in line["verdict"]["output"]
+    (row,) = json.loads((out / "scorecard.json").read_text())["tasks"]
+    assert row["error_codes"] == {"not_found": 1} and row["failures"] == NO_FAILURES
