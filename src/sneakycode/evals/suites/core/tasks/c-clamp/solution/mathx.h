@@ -1,0 +1,6 @@
+#ifndef MATHX_H
+#define MATHX_H
+int min_int(int a, int b);
+int max_int(int a, int b);
+int clamp_int(int value, int lo, int hi);
+#endif

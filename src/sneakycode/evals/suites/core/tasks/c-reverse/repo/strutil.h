@@ -1,0 +1,4 @@
+#ifndef STRUTIL_H
+#define STRUTIL_H
+void reverse(char *s);
+#endif

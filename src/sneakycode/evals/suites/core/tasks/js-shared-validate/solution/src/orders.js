@@ -1,0 +1,8 @@
+const { isValidId } = require("./validate");
+
+function createOrder(id, userId, amount) {
+  if (!isValidId(id) || !isValidId(userId)) throw new Error("bad id");
+  return { id, userId, amount };
+}
+
+module.exports = { createOrder };

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Build the project: every step in order, stopping at the first that fails.
+set -e
+cd "$(dirname "$0")"
+echo "compiling"
+bash steps/compile.sh
+echo "packaging"
+bash steps/package.sh
+echo "build ok"
