@@ -59,6 +59,8 @@ def _agent_parser() -> argparse.ArgumentParser:
         "--image", action="append", default=[], metavar="PATH", help="attach an image to the task (repeatable)"
     )
     parser.add_argument("--yes", action="store_true", help="approve every call that no deny rule blocks")
+    parser.add_argument("--output-schema", metavar="FILE",
+                        help="with -p: the final answer must be JSON valid against this JSON Schema")
     parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
     parser.add_argument("--model")
     parser.add_argument("--base-url")
