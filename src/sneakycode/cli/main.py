@@ -14,7 +14,7 @@ from typing import TextIO
 
 from sneakycode.cli.exit_codes import ExitCode
 
-SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch")
+SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "review")
 
 
 MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
@@ -43,7 +43,8 @@ def _agent_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR "
+            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | "
+            "review [--base REF | --staged | --commit SHA] "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -152,6 +153,10 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         from sneakycode.cli.batch import add_batch_arguments
 
         add_batch_arguments(parser)
+    elif name == "review":
+        from sneakycode.review.arguments import add_review_arguments
+
+        add_review_arguments(parser)
     _add_workspace(parser)
     return parser
 
@@ -215,6 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.batch import run_batch_command
 
         return run_batch_command(args)
+    if name == "review":
+        from sneakycode.cli.review_command import run_review_command
+
+        return run_review_command(args)
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)
