@@ -95,7 +95,7 @@ def _report(args: argparse.Namespace, change: Change, review: Review) -> int:
             print(f"sneakycode review: {printable(note)}", file=sys.stderr)
     spent = review.last.cost.get("usd") if review.last is not None else None
     cost = f", ${spent:.4f}" if isinstance(spent, (int, float)) else ""
-    print(f"sneakycode review: {printable(change.described)}: {len(change.files)} file(s) in {review.parts} "
+    print(f"sneakycode review: reviewed {printable(change.described)}: {len(change.files)} file(s) in {review.parts} "
           f"request(s){cost}", file=sys.stderr)
     failing = [f for f in review.findings if at_or_above(f["severity"], args.fail_on)]
     return ExitCode.FAILURE if failing else ExitCode.OK
