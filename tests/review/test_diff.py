@@ -79,3 +79,16 @@ def test_split_hunk_keeps_true_headers_and_every_line(repo: Path) -> None:
                 assert edited[number - 1] == line[1:]
                 number += 1
         assert number == piece.new_start + piece.new_count
+
+
+def test_the_users_diff_settings_do_not_change_what_is_parsed(repo: Path) -> None:
+    (repo / "pkg").mkdir()
+    (repo / "pkg" / "mod.py").write_text("A = 1\n")
+    commit_all(repo, "pkg")
+    (repo / "pkg" / "mod.py").write_text("A = 2\n")
+    for setting in ("diff.relative=true", "diff.noprefix=true", "diff.mnemonicPrefix=true", "color.diff=always"):
+        git(repo, "config", *setting.split("="))
+    change = collect_change(repo / "pkg")
+    assert [f.path for f in change.files] == ["pkg/mod.py"]
+    assert change.files[0].head.splitlines()[0] == "diff --git a/pkg/mod.py b/pkg/mod.py"
+    assert change.files[0].hunks[0].lines == ("-A = 1", "+A = 2")

@@ -82,8 +82,8 @@ def _report(args: argparse.Namespace, change: Change, review: Review) -> int:
     shape = args.format or args.output_format or "text"
     if shape == "json":
         shown = render_json(review)
-    elif shape == "github":
-        shown = render_github(review)
+    elif shape == "github":  # a job's log is a terminal too: control characters shown, never obeyed
+        shown = printable(render_github(review))
     elif shape == "sarif":
         shown = render_sarif(review)
     else:

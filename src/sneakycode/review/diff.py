@@ -101,7 +101,8 @@ def collect_change(cwd: Path, *, base: str | None = None, staged: bool = False, 
         _git(git, cwd, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"],
              problem="the repository has no commit yet: review the staged changes with --staged")
         spec, described = ["HEAD"], "the uncommitted changes (staged and not) against HEAD"
-    common = ["diff", *DIFF_FLAGS, "--src-prefix=a/", "--dst-prefix=b/", *spec, "--", *(paths or [])]
+    # Fixed prefixes and root-relative paths, whatever the user's diff.noprefix / diff.relative say.
+    common = ["diff", *DIFF_FLAGS, "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", *spec, "--", *(paths or [])]
     listing = _git(git, cwd, [*common[:1], "--numstat", "-z", *common[1:]])
     patch = _git(git, cwd, [*common[:1], "-p", *common[1:]])
     return Change(described, _files(listing, patch), root)
