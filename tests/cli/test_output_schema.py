@@ -91,11 +91,11 @@ def test_an_answer_never_valid_is_a_clean_coded_failure_with_exit_1(ws: Path, sc
     assert "[output_schema_mismatch]" in result.stderr and "Traceback" not in result.stderr
 
 
-def test_text_output_prints_the_valid_answer(ws: Path, schema_file: Path) -> None:
-    with ScriptedServer([finish('{"verdict": "pass", "score": 1}')]) as server:
+def test_text_output_prints_the_valid_answer_as_plain_json(ws: Path, schema_file: Path) -> None:
+    with ScriptedServer([finish('```json\n{"verdict": "pass",\n "score": 1}\n```')]) as server:
         result = headless(server, ws, schema_file)
     assert result.code == 0, result.stderr
-    assert json.loads(result.stdout) == {"verdict": "pass", "score": 1}
+    assert result.stdout == '{"verdict": "pass", "score": 1}\n'  # ready for a pipe into jq
 
 
 @pytest.mark.parametrize(("content", "said"), [
