@@ -4,6 +4,7 @@ program (an external diff driver) for the review."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from sneakycode.review.diff import collect_change, split_hunk
@@ -92,3 +93,17 @@ def test_the_users_diff_settings_do_not_change_what_is_parsed(repo: Path) -> Non
     assert [f.path for f in change.files] == ["pkg/mod.py"]
     assert change.files[0].head.splitlines()[0] == "diff --git a/pkg/mod.py b/pkg/mod.py"
     assert change.files[0].hunks[0].lines == ("-A = 1", "+A = 2")
+
+
+def test_collecting_the_change_leaves_the_repository_as_it_was(repo: Path) -> None:
+    """`git diff HEAD` writes the index back when a file's stat data went stale (even with GIT_OPTIONAL_LOCKS=0);
+    the review's git works on a copy of the index, so the repository is left byte for byte as it was."""
+    (repo / "notes.txt").write_text("unchanged\n")
+    commit_all(repo, "notes")
+    os.utime(repo / "notes.txt", (1_000_000_000, 1_000_000_000))  # same content, stale stat data
+    (repo / "calc.py").write_text(CALC.replace("a + b", "a - b"))
+    index = repo / ".git" / "index"
+    before = index.read_bytes()
+    for mode in ({}, {"staged": True}, {"commit": "HEAD"}):
+        collect_change(repo, **mode)
+    assert index.read_bytes() == before

@@ -11,6 +11,8 @@ shows, and it keeps a patch-parsing dependency out of the package.
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,9 +105,23 @@ def collect_change(cwd: Path, *, base: str | None = None, staged: bool = False, 
         spec, described = ["HEAD"], "the uncommitted changes (staged and not) against HEAD"
     # Fixed prefixes and root-relative paths, whatever the user's diff.noprefix / diff.relative say.
     common = ["diff", *DIFF_FLAGS, "--no-relative", "--src-prefix=a/", "--dst-prefix=b/", *spec, "--", *(paths or [])]
-    listing = _git(git, cwd, [*common[:1], "--numstat", "-z", *common[1:]])
-    patch = _git(git, cwd, [*common[:1], "-p", *common[1:]])
+    with tempfile.TemporaryDirectory(prefix="sneakycode-review-") as scratch:
+        index = _index_copy(git, cwd, Path(scratch))
+        listing = _git(git, cwd, [*common[:1], "--numstat", "-z", *common[1:]], index=index)
+        patch = _git(git, cwd, [*common[:1], "-p", *common[1:]], index=index)
     return Change(described, _files(listing, patch), root)
+
+
+def _index_copy(git: str, cwd: Path, scratch: Path) -> Path | None:
+    """A copy of the repository's index for the diff to use: `git diff` refreshes the stat data of the index it
+    reads and writes it back (GIT_OPTIONAL_LOCKS does not stop it), and a review must leave the repository as
+    it found it."""
+    index = Path(_git(git, cwd, ["rev-parse", "--path-format=absolute", "--git-path", "index"]).strip())
+    if not index.is_file():
+        return None
+    copy = scratch / "index"
+    shutil.copyfile(index, copy)
+    return copy
 
 
 def _files(listing: str, patch: str) -> list[FileDiff]:
@@ -188,10 +204,12 @@ def _empty_tree(git: str, cwd: Path) -> str:
     return _git(git, cwd, ["hash-object", "-t", "tree", "--stdin"], stdin=b"").strip()
 
 
-def _git(git: str, cwd: Path, args: list[str], *, problem: str | None = None, stdin: bytes | None = None) -> str:
+def _git(git: str, cwd: Path, args: list[str], *, problem: str | None = None, stdin: bytes | None = None,
+         index: Path | None = None) -> str:
     try:
-        # GIT_OPTIONAL_LOCKS=0: a review writes nothing, not even the index's refreshed stat data.
         env = {**neutral_git_environment(), "GIT_OPTIONAL_LOCKS": "0"}
+        if index is not None:
+            env["GIT_INDEX_FILE"] = str(index)
         result = run_process(neutral_git_argv(git, args), cwd=cwd, env=env,
                              timeout=GIT_TIMEOUT, capture_limit=MAX_PATCH_BYTES + 1, stdin=stdin)
     except OSError as exc:
