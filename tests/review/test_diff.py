@@ -5,6 +5,7 @@ program (an external diff driver) for the review."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 from sneakycode.review.diff import collect_change, split_hunk
@@ -107,3 +108,13 @@ def test_collecting_the_change_leaves_the_repository_as_it_was(repo: Path) -> No
     for mode in ({}, {"staged": True}, {"commit": "HEAD"}):
         collect_change(repo, **mode)
     assert index.read_bytes() == before
+
+
+def test_a_same_size_edit_right_after_a_commit_is_seen(repo: Path) -> None:
+    """Regression: the index copy took a new mtime, so git's racy-entry check no longer caught an edit of the
+    same size made in the commit's second (git compares whole seconds here), and the change looked empty."""
+    (repo / "calc.py").write_text(CALC.replace("a + b", "b + a"))
+    commit_all(repo, "swap")
+    (repo / "calc.py").write_text(CALC.replace("a + b", "a - b"))  # same size, most likely the same second
+    time.sleep(1.1)  # the copy is made a second later
+    assert [f.path for f in collect_change(repo).files] == ["calc.py"]

@@ -6,6 +6,11 @@ and the exit code by --fail-on."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import jsonschema
@@ -13,7 +18,7 @@ import pytest
 
 from sneakycode.review.findings import findings_schema
 from sneakycode.testing.server import ScriptedServer
-from tests.review.conftest import CALC, answer, commit_all, diff_sent, finding, git, review
+from tests.review.conftest import CALC, LOOPBACK, answer, commit_all, diff_sent, finding, git, review
 
 FINDINGS = jsonschema.Draft202012Validator(findings_schema())
 
@@ -171,3 +176,21 @@ def test_findings_that_never_match_the_schema_end_without_a_verdict(repo: Path) 
         result = review(server, repo, "--output-format", "json")
     assert result.code == 1 and result.stdout == ""
     assert "no verdict" in result.stderr and "[output_schema_mismatch]" in result.stderr
+
+
+def test_sigint_stops_the_review_with_exit_130_and_no_verdict(repo: Path) -> None:
+    (repo / "calc.py").write_text(CALC.replace("a + b", "a - b"))
+    slow = {"content": "Let me think about this change for a long while", "chunk_delay": 3.0}
+    with ScriptedServer({"steps": [slow, answer("never")], "chunk_size": 4}) as server:
+        argv = [sys.executable, "-m", "sneakycode.cli.main", "review", "--base-url", server.base_url, "--model",
+                "scripted-model", "--workspace", str(repo), "--output-format", "json"]
+        proc = subprocess.Popen(argv, env={**os.environ, **LOOPBACK}, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while not server.chat_requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    assert stdout == "" and "no verdict: Cancelled" in stderr and "Traceback" not in stderr

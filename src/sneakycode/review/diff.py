@@ -120,7 +120,7 @@ def _index_copy(git: str, cwd: Path, scratch: Path) -> Path | None:
     if not index.is_file():
         return None
     copy = scratch / "index"
-    shutil.copyfile(index, copy)
+    shutil.copy2(index, copy)  # with its mtime: git's racy-entry check compares file times with it
     return copy
 
 
