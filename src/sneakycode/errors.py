@@ -71,6 +71,7 @@ class ErrorCode(StrEnum):
     UNSUPPORTED_CONTENT = "unsupported_content"
     BLOCKED_ADDRESS = "blocked_address"
     INVALID_INPUT = "invalid_input"
+    OUTPUT_SCHEMA_MISMATCH = "output_schema_mismatch"
 
 
 class ErrorDoc(NamedTuple):
@@ -269,6 +270,13 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "deeply, of another shape or over 4 MiB; it was skipped and the session goes on. Reported to the program "
         "driving the session (an `error` event and a line on stderr), never to the model.",
         'Send one JSON object per line: {"type": "user", "message": {"role": "user", "content": "..."}}.',
+    ),
+    ErrorCode.OUTPUT_SCHEMA_MISMATCH: ErrorDoc(
+        "A run with an output schema (`-p --output-schema FILE`, `Options.output_schema`) ended with a final answer "
+        "that is not JSON valid against the schema, even after the validation errors were sent back to the model "
+        "once. The request ends with status `error` (exit code 1) and no `structured_output`; the message lists "
+        "the problems and shows the answer.",
+        "End with only the JSON value the schema describes (as the finish message or the reply), nothing around it.",
     ),
 }
 

@@ -7,6 +7,7 @@ Without hooks every method is a no-op, so the loop calls them unconditionally.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Literal, TypeGuard
 
 from sneakycode.agent.protocol import EventSink
@@ -34,6 +35,9 @@ class HookPoints:
         self.sink = sink
         self.stop_event: StopEvent = stop_event
         self.continues = 0
+        # The session's check of the final answer (an output schema, api/structured.py): the feedback that sends
+        # the model back to work, or None. Asked before the Stop hooks, on every stop point.
+        self.answer_check: Callable[[str], str | None] | None = None
 
     def approver(self, approver: Approver | None) -> Approver | None:
         """The approver, wrapped so the Notification hooks run whenever the user is asked."""
@@ -93,7 +97,11 @@ class HookPoints:
     def stop(self, message: str, cancel: threading.Event) -> str | None:
         """Stop (or SubagentStop) as the run is about to end: the message telling the model to continue, or
         None to end it."""
-        if self.runner is None or self.continues >= MAX_STOP_CONTINUES or cancel.is_set():
+        if cancel.is_set():
+            return None
+        if self.answer_check is not None and (feedback := self.answer_check(message)) is not None:
+            return feedback
+        if self.runner is None or self.continues >= MAX_STOP_CONTINUES:
             return None
         fields = {"stop_hook_active": self.continues > 0, "last_message": message}
         outcome = self.runner.run(self.stop_event, fields)

@@ -32,7 +32,8 @@ class Options:
     other configuration key by its dotted name (`{"tools.shell.sandbox": "off"}`). `mcp_servers` adds MCP
     servers as `[mcp.servers.NAME]` tables would. `isolated` reads no user configuration, no environment
     override, no user skills, commands or agents, and writes nothing outside the workspace and `state_dir`
-    (a temporary folder, removed on close, when none is given)."""
+    (a temporary folder, removed on close, when none is given). `output_schema` (a JSON Schema as a mapping, or
+    the path of a JSON file) makes every request's final answer JSON valid against it (`Result.structured_output`)."""
 
     workspace: str | Path | None = None
     provider: str | None = None
@@ -56,6 +57,8 @@ class Options:
     state_dir: str | Path | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     on_event: Callable[[Event], None] | None = None
+    # A JSON Schema the final answer must follow (a mapping, or the path of a JSON file): see api/structured.py.
+    output_schema: Mapping[str, Any] | str | Path | None = None
     # A person is at the keyboard (the terminal): the budgets come from these options alone, since a
     # configured timeout would end a session that is merely waiting for them.
     interactive: bool = False

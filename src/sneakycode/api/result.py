@@ -26,7 +26,8 @@ class Result:
     budget, cancelled or error; `message` is what the user is told. `files_changed` lists the workspace
     files the session changed so far (commands' changes included where checkpoints are on); `denied` the
     calls refused; `jobs` the background commands started; `cost` the spending, in USD when the price is
-    known."""
+    known. With an output schema, `structured_output` is the final answer as JSON, valid against it; an answer
+    that stays invalid after one retry ends the request as an error with `error_code` output_schema_mismatch."""
 
     status: Status
     message: str
@@ -42,6 +43,9 @@ class Result:
     jobs: list[dict[str, Any]] = field(default_factory=list)
     budget: str | None = None  # which budget stopped it: max_turns, max_tokens, max_cost, timeout
     error_kind: str | None = None  # status "error" from a failed model request: auth, timeout, ... (ModelErrorKind)
+    # With an output schema: the final answer as JSON, valid against it (None without one, or when invalid).
+    structured_output: Any = None
+    error_code: str | None = None  # status "error" with an ErrorCode: output_schema_mismatch
 
     @property
     def success(self) -> bool:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from sneakycode.agent.protocol import EventSink
     from sneakycode.agent.results import RunResult
     from sneakycode.api.assembly import Parts
+    from sneakycode.api.structured import OutputSchema
     from sneakycode.config import LoadedSettings
     from sneakycode.extensions.invocation import Extensions
     from sneakycode.permissions.gate import Approver, Unattended
@@ -98,10 +99,14 @@ class Session:
     ) -> None:
         from sneakycode.api.assembly import assemble
         from sneakycode.api.policy import PolicyApprover
+        from sneakycode.api.structured import load_output_schema
         from sneakycode.permissions.gate import Unattended
         from sneakycode.session.changes import ChangeTracker
 
         self.options = options = options or Options()
+        # First: a bad schema is a usage error before anything is read, started or sent.
+        schema = options.output_schema
+        self.output_schema: OutputSchema | None = None if schema is None else load_output_schema(schema)
         self._temporary = (tempfile.TemporaryDirectory(prefix="sneakycode-state-")
                            if options.isolated and options.state_dir is None else None)
         try:
@@ -114,7 +119,9 @@ class Session:
             if approver_for is None:
                 policy = options.can_use_tool
                 approver_for = lambda _ctx: PolicyApprover(policy) if policy is not None else None  # noqa: E731
-            self.parts: Parts = assemble(options, self.loaded, self._sink, approver_for, unattended or Unattended())
+            told = options if self.output_schema is None else replace(options, system_prompt="\n\n".join(
+                filter(None, (options.system_prompt, self.output_schema.instructions()))))
+            self.parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())
         except BaseException:
             self._cleanup_temporary()
             raise
@@ -175,8 +182,12 @@ class Session:
             invocation = expand(self, prompt)
             request = invocation.prompt if invocation is not None else prompt
             request, more = with_resources(self, request)
-            with in_effect(self, invocation) if invocation is not None else nullcontext():
-                outcome = self.agent.run_turn(request, [*(images or []), *more])
+            self.agent.hooks.answer_check = self._answer_check()
+            try:
+                with in_effect(self, invocation) if invocation is not None else nullcontext():
+                    outcome = self.agent.run_turn(request, [*(images or []), *more])
+            finally:
+                self.agent.hooks.answer_check = None
             if not self._titled:
                 self._titled = True
                 if not self.resumed:
@@ -245,10 +256,17 @@ class Session:
         """Stop the running request as Esc does (from any thread): the turn closes, the transcript stays valid."""
         self.agent.cancel.set()
 
+    def _answer_check(self) -> Callable[[str], str | None] | None:
+        from sneakycode.api.structured import AnswerCheck
+
+        return None if self.output_schema is None else AnswerCheck(self.output_schema, self._sink.emit)
+
     def result(self, outcome: RunResult) -> Result:
-        """The Result of one request of this session."""
+        """The Result of one request of this session (with an output schema: its verdict on the answer)."""
+        from sneakycode.api.structured import apply_verdict
+
         ctx = self.ctx
-        return Result(
+        result = Result(
             status=outcome.status,
             message=outcome.message,
             turns=outcome.turns,
@@ -271,6 +289,9 @@ class Session:
             budget=outcome.budget or ("max_turns" if outcome.status == "turn_limit" else None),
             error_kind=outcome.error_kind,
         )
+        if self.output_schema is not None:
+            apply_verdict(result, self.output_schema)
+        return result
 
     def job_summaries(self) -> list[dict[str, Any]]:
         """Every background command of the session (subagents' included), as the JSON result lists them."""

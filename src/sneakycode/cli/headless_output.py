@@ -91,7 +91,9 @@ def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], kill
     elif output_format == "stream-json":
         sink.line({"type": "final", **summary})
     elif summary["success"]:
-        print(printable(summary["result"]), flush=True)
+        structured = summary.get("structured_output")  # with --output-schema: the JSON alone, fences gone
+        shown = summary["result"] if structured is None else json.dumps(structured, ensure_ascii=False)
+        print(printable(shown), flush=True)
     if killed:
         listed = ", ".join(f"{job.id} ({job.command[:60]})" for job in killed)
         print(f"sneakycode: the run ended, so its running jobs were killed: {printable(listed)}", file=sys_err(sink))

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from sneakycode.cli.exit_codes import ExitCode
 
-SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval")
+SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval", "review")
 
 
 MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
@@ -43,7 +43,8 @@ def _agent_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval "
+            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval | "
+            "review [--base REF | --staged | --commit SHA] "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -59,6 +60,8 @@ def _agent_parser() -> argparse.ArgumentParser:
         "--image", action="append", default=[], metavar="PATH", help="attach an image to the task (repeatable)"
     )
     parser.add_argument("--yes", action="store_true", help="approve every call that no deny rule blocks")
+    parser.add_argument("--output-schema", metavar="FILE",
+                        help="with -p: the final answer must be JSON valid against this JSON Schema")
     parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
     parser.add_argument("--model")
     parser.add_argument("--base-url")
@@ -154,6 +157,10 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         from sneakycode.cli.eval_command import add_eval_arguments
 
         add_eval_arguments(parser)
+    elif name == "review":
+        from sneakycode.review.arguments import add_review_arguments
+
+        add_review_arguments(parser)
     _add_workspace(parser)
     return parser
 
@@ -221,6 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.eval_command import run_eval_command
 
         return run_eval_command(args)
+    if name == "review":
+        from sneakycode.cli.review_command import run_review_command
+
+        return run_review_command(args)
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)

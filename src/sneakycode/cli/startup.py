@@ -74,6 +74,9 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
     interactive session's the flags' alone."""
     workspace = workspace_option(args.workspace)
     headless = getattr(args, "prompt", None) is not None or getattr(args, "input_format", "text") == "stream-json"
+    output_schema = getattr(args, "output_schema", None)
+    if output_schema is not None and not headless:
+        raise ConfigError("--output-schema applies to a headless run: give the task with -p")
     return Options(
         workspace=workspace,
         provider=args.provider,
@@ -89,6 +92,7 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
         max_tokens=getattr(args, "max_tokens", None),
         max_cost=getattr(args, "max_cost", None),
         timeout=getattr(args, "timeout", None),
+        output_schema=output_schema,
         **more,
     )
 

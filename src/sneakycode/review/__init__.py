@@ -1,0 +1,7 @@
+"""`sneakycode review`: a model reviews a diff in plan mode and reports findings on the lines it touched.
+
+diff.py collects the change with real git; plan.py splits a large one into parts that fit the window;
+runner.py runs the review through the Python API (structured output with findings.schema.json);
+findings.py keeps findings on lines the diff shows; formats.py renders text, JSON, GitHub annotations and
+SARIF; arguments.py is the command line's parser. The terminal face is cli/review_command.py.
+"""
