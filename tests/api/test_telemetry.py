@@ -192,3 +192,25 @@ def test_not_configured_nothing_of_opentelemetry_is_imported(ws: Path) -> None:
         out = subprocess.run([sys.executable, "-c", code, str(ws), server.base_url], capture_output=True, text=True,
                              timeout=60, env=env)
     assert out.stdout.strip() == "answered []", out.stderr
+
+
+def test_a_subagent_is_a_span_under_its_task_call_with_its_own_turns_and_calls(providers: Any, ws: Path) -> None:
+    steps = [
+        call("task", agent="explore", prompt="Where is calc?"),
+        call("read_file", file_path="calc.py"),  # the subagent's
+        {"content": "In calc.py."},  # the subagent's answer
+        finish("Found it."),
+    ]
+    got = scripted_run(providers, ws, steps)
+    assert got.result.status == "finished"
+    (task,) = got.named("execute_tool task")
+    (sub,) = got.named("invoke_agent explore-1")
+    assert sub.parent is not None and sub.parent.span_id == task.context.span_id
+    assert sub.attributes["sneakycode.status"] == "answered" and sub.attributes["sneakycode.turns"] == 2
+    sub_turns = [t for t in got.named("sneakycode.turn") if t.attributes.get("sneakycode.agent") == "explore-1"]
+    assert len(sub_turns) == 2 and all(t.parent and t.parent.span_id == sub.context.span_id for t in sub_turns)
+    (read,) = got.named("execute_tool read_file")
+    assert read.attributes["sneakycode.agent"] == "explore-1"
+    assert read.parent is not None and read.parent.span_id in {t.context.span_id for t in sub_turns}
+    assert len(got.named("chat ")) == 4  # two requests each, parent and subagent
+    assert got.total("sneakycode.token.usage", **{"gen_ai.token.type": "input"}) == got.result.usage["prompt_tokens"]

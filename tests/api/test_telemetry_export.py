@@ -63,19 +63,26 @@ def test_otlp_export_from_the_cli_configured_by_otel_variables(ws: Path) -> None
 def test_user_config_turns_it_on_with_content_and_headers_from_the_environment(
     ws: Path, isolated_home: Path
 ) -> None:
-    with OtlpReceiver() as collector, ScriptedServer({"steps": STEPS, "api_key": KEY}) as server:
+    """Content when asked for; the collector's keys (a credential-named variable, held at start-up, and
+    OTEL_EXPORTER_OTLP_HEADERS) reach the collector as headers, and never a command the model runs."""
+    steps = [call("read_file", file_path="notes.txt"),
+             call("run_command", command="echo OUTPUT-MARKER-8; env | grep -i collector; true"), finish("Read.")]
+    with OtlpReceiver() as collector, ScriptedServer({"steps": steps, "api_key": KEY}) as server:
         config = isolated_home / ".config" / "sneakycode" / "config.toml"
         config.parent.mkdir(parents=True)
         config.write_text(f'[telemetry]\nendpoint = "{collector.endpoint}/"\ninclude_content = true\n'
-                          '[telemetry.headers_env]\n"x-api-key" = "MY_COLLECTOR_KEY"\n')
-        result = headless(ws, server, {"MY_COLLECTOR_KEY": "collector-secret"}, "--yes")
+                          '[telemetry.headers_env]\n"x-api-key" = "COLLECTOR_API_KEY"\n')
+        result = headless(ws, server, {"COLLECTOR_API_KEY": "collector-secret",
+                                       "OTEL_EXPORTER_OTLP_HEADERS": "x-collector-org=org-secret"}, "--yes")
         assert result.code == 0, result.stderr
     wire = b"".join(e.body for e in collector.exports)
     for content in ("PROMPT-MARKER-5", "NOTES-CONTENT-MARKER-6", "OUTPUT-MARKER-8"):
-        assert content.encode() in wire
-    assert KEY.encode() not in wire and b"collector-secret" not in wire
+        assert content.encode() in wire  # the command ran, and its output is exported...
+    for secret in (KEY, "collector-secret", "org-secret"):
+        assert secret.encode() not in wire  # ...without the keys in it
     assert {e.path for e in collector.exports} == {"/v1/traces", "/v1/metrics"}
     assert all(e.headers.get("x-api-key") == "collector-secret" for e in collector.exports)
+    assert all(e.headers.get("x-collector-org") == "org-secret" for e in collector.exports)
 
 
 def test_an_untrusted_repository_cannot_turn_export_on_until_trusted(ws: Path) -> None:

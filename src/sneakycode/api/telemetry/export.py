@@ -17,6 +17,7 @@ from opentelemetry.sdk.metrics.export import MetricExporter, PeriodicExportingMe
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter
+from opentelemetry.util.re import parse_env_headers
 
 from sneakycode.api.telemetry.plan import TelemetryPlan
 from sneakycode.version import __version__
@@ -86,7 +87,7 @@ def _span_exporter(plan: TelemetryPlan) -> SpanExporter:
         return cast(SpanExporter, _grpc("trace_exporter", "OTLPSpanExporter", plan, "traces"))
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    return OTLPSpanExporter(endpoint=_url(plan, "traces"), headers=plan.headers or None, timeout=plan.timeout)
+    return OTLPSpanExporter(endpoint=_url(plan, "traces"), headers=_headers(plan, "traces"), timeout=plan.timeout)
 
 
 def _metric_exporter(plan: TelemetryPlan) -> MetricExporter:
@@ -94,10 +95,15 @@ def _metric_exporter(plan: TelemetryPlan) -> MetricExporter:
         return cast(MetricExporter, _grpc("metric_exporter", "OTLPMetricExporter", plan, "metrics"))
     from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 
-    return OTLPMetricExporter(endpoint=_url(plan, "metrics"), headers=plan.headers or None, timeout=plan.timeout)
+    return OTLPMetricExporter(endpoint=_url(plan, "metrics"), headers=_headers(plan, "metrics"), timeout=plan.timeout)
 
 
 def _grpc(module: str, name: str, plan: TelemetryPlan, signal: str) -> object:
     """The gRPC exporter, which `sneakycode[otel]` does not install (an ImportError names the package)."""
     exporter = getattr(importlib.import_module(f"opentelemetry.exporter.otlp.proto.grpc.{module}"), name)
-    return exporter(endpoint=_url(plan, signal), headers=plan.headers or None, timeout=plan.timeout)
+    return exporter(endpoint=_url(plan, signal), headers=_headers(plan, signal), timeout=plan.timeout)
+
+
+def _headers(plan: TelemetryPlan, signal: str) -> dict[str, str] | None:
+    """The OTEL_EXPORTER_OTLP_*HEADERS (parsed as the SDK does) with `telemetry.headers_env` on top."""
+    return {**parse_env_headers(plan.env_headers.get(signal, ""), liberal=True), **plan.headers} or None
