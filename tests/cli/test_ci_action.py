@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ import yaml
 from sneakycode.cli.ci_action import Inputs
 from sneakycode.cli.ci_github import SUMMARY_MARKER, comment_body, commentable_lines
 from sneakycode.testing.server import ScriptedServer
+from tests.batch.scenario import done, make_repo, write_tasks
 from tests.cli.fake_github import FakeGitHub
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,3 +217,31 @@ def test_a_comment_body_carries_severity_title_explanation_and_a_fence_longer_th
     body = comment_body({"severity": "note", "title": "T", "body": "B", "suggestion": "a ```` b"}, "0123456789ab")
     assert body.startswith("🔵 **note: T**\n\nB\n\n`````suggestion\na ```` b\n`````")
     assert body.endswith("<!-- sneakycode:finding:0123456789ab -->")
+
+
+def test_a_batch_through_the_action_summarises_its_tasks(tmp_path: Path, ws: Path) -> None:
+    repo = make_repo(tmp_path, "r", {"a.txt": "a\n"})
+    with ScriptedServer([done(), done()]) as server, FakeGitHub(REPOSITORY, 7, FILES) as github:
+        task = {"repo": str(repo), "prompt": "p", "base_url": server.base_url, "model": "m"}
+        write_tasks(ws / "tasks.jsonl", [{"id": "one", **task}, {"id": "two", **task}])
+        done_run = run_action(action_env(tmp_path, github.url, COMMAND="batch", TASKS_FILE="tasks.jsonl",
+                                         EXTRA_ARGS="--workers 1 --no-sandbox"), ws)
+    assert done_run.returncode == 0, done_run.stdout + done_run.stderr
+    summary = (tmp_path / "summary.md").read_text()
+    assert "## SneakyCode batch" in summary and "| 2 | 2 | 0 | 0 |" in summary
+    assert "| one | passed | answered |" in summary and "| two | passed | answered |" in summary
+    assert (Path(outputs(tmp_path)["results-dir"]) / "results.jsonl").is_file()
+
+
+def test_the_workflows_in_docs_ci_md_parse_and_use_only_the_actions_inputs() -> None:
+    declared = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
+    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "docs" / "ci.md").read_text(), re.S)
+    uses = []
+    for block in blocks:
+        parsed = yaml.safe_load(textwrap.dedent(block))
+        steps = parsed if isinstance(parsed, list) else [
+            step for job in parsed["jobs"].values() for step in job["steps"]]
+        uses += [step for step in steps if "sneakycode@" in str(step.get("uses", ""))]
+    assert len(uses) >= 4
+    for step in uses:
+        assert set(step["with"]) <= declared, set(step["with"]) - declared

@@ -15,7 +15,7 @@ def cell(text: object) -> str:
 
 
 def usd(value: object) -> str:
-    return f"${value:.4f}" if isinstance(value, int | float) else "unknown (no price for the model)"
+    return f"${value:.4f}" if isinstance(value, int | float) else "unknown (no price)"
 
 
 def clipped(text: str) -> str:
