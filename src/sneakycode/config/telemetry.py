@@ -40,7 +40,8 @@ class TelemetrySettings(BaseModel):
         None, description="The `service.name` resource attribute (unset: OTEL_SERVICE_NAME, else sneakycode)."
     )
     timeout: float | None = Field(
-        None, gt=0, description="Seconds one export may take (unset: OTEL_EXPORTER_OTLP_TIMEOUT, else 10)."
+        None, gt=0, description="Seconds one export may take (unset: OTEL_EXPORTER_OTLP_TIMEOUT, else 10), and the "
+        "longest the end of a session waits for the last one (unset: 5)."
     )
     include_content: bool = Field(
         False,

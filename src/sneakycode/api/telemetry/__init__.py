@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from sneakycode.api.telemetry.recorder import Recorder
 
 INSTALL = "pip install 'sneakycode[otel]'"
+SHUTDOWN_WAIT = 5.0  # seconds the end of a session waits for the last export when telemetry.timeout is unset
+
+
+def clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 __all__ = ["TelemetryPlan", "observed_run", "plan_telemetry", "start_telemetry"]
 
@@ -62,10 +67,10 @@ def start_telemetry(session: Session, notice: Callable[[str], None]) -> Recorder
     def close() -> None:
         if export is None:
             return
-        problems = export.shutdown()
+        problems = export.shutdown(settings.timeout or SHUTDOWN_WAIT)
         if problems:
-            notice(f"telemetry: exporting to {where} failed: {problems[0]}"
-                   + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""))
+            notice(f"telemetry: exporting to {where} failed: {clip(problems[0])}"
+                   + (f" ({len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
 
     spending = session.agent.spending
     facts = SessionFacts(

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib
 import logging
+import threading
+import time
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -47,16 +49,23 @@ class Export:
     meter_provider: MeterProvider | None
     problems: ExportProblems = field(default_factory=ExportProblems)
 
-    def shutdown(self) -> list[str]:
-        """Flush and stop both providers; what went wrong while exporting, one line each."""
-        try:
-            if self.tracer_provider is not None:
-                self.tracer_provider.shutdown()
-            if self.meter_provider is not None:
-                self.meter_provider.shutdown()
-        finally:
-            logging.getLogger("opentelemetry").removeHandler(self.problems)
-        return list(dict.fromkeys(self.problems.messages))
+    def shutdown(self, wait: float) -> list[str]:
+        """Flush and stop both providers, together, waiting at most `wait` seconds (a collector that is down
+        must not hold the end of a run for the exporter's retries); what went wrong, one line each."""
+        providers: list[TracerProvider | MeterProvider] = [
+            p for p in (self.tracer_provider, self.meter_provider) if p is not None]
+        threads = [threading.Thread(target=p.shutdown, name="sneakycode-telemetry", daemon=True) for p in providers]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + wait
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        problems = list(dict.fromkeys(self.problems.messages))
+        if any(thread.is_alive() for thread in threads):
+            # Still retrying: the handler stays, so its later warnings stay quiet too.
+            return [*problems, f"the last export did not finish within {wait:g} s"]
+        logging.getLogger("opentelemetry").removeHandler(self.problems)
+        return problems
 
 
 def open_export(plan: TelemetryPlan) -> Export:
