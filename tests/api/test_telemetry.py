@@ -64,14 +64,15 @@ def providers() -> Iterator[tuple[InMemorySpanExporter, TracerProvider, InMemory
 
 
 def scripted_run(providers: Any, ws: Path, steps: list[dict[str, Any]], *, mode: str = "default",
-                 settings: dict[str, Any] | None = None, script: dict[str, Any] | None = None) -> Collected:
+                 settings: dict[str, Any] | None = None, script: dict[str, Any] | None = None,
+                 **more: Any) -> Collected:
     spans, tracer_provider, reader, meter_provider = providers
     (ws / "calc.py").write_text(FILE_TEXT)
     with ScriptedServer({"steps": steps, **(script or {})}) as server:
         options = sneakycode.Options(
             workspace=ws, base_url=server.base_url, model="scripted-model", api_key=KEY, isolated=True, mode=mode,
             tracer_provider=tracer_provider, meter_provider=meter_provider,
-            settings={"pricing.scripted-model": PRICE, **(settings or {})},
+            settings={"pricing.scripted-model": PRICE, **(settings or {})}, **more,
         )
         with sneakycode.Session(options) as session:
             result = session.run(PROMPT)
@@ -161,6 +162,7 @@ def test_a_failed_model_request_ends_its_span_as_an_error_with_the_failure_count
     (run,) = got.named("invoke_agent")
     assert run.status.status_code.name == "ERROR"
     assert got.total("sneakycode.failures", **{"error.type": "auth", "sneakycode.failure.source": "model"}) == 1
+    assert got.total("sneakycode.failures") == 1  # counted once, not again as the run's
 
 
 def test_no_prompt_file_content_command_output_or_key_by_default_and_content_when_asked(
@@ -214,3 +216,13 @@ def test_a_subagent_is_a_span_under_its_task_call_with_its_own_turns_and_calls(p
     assert read.parent is not None and read.parent.span_id in {t.context.span_id for t in sub_turns}
     assert len(got.named("chat ")) == 4  # two requests each, parent and subagent
     assert got.total("sneakycode.token.usage", **{"gen_ai.token.type": "input"}) == got.result.usage["prompt_tokens"]
+
+
+def test_a_run_the_timeout_cut_short_is_a_budget_stop_in_its_span_and_metrics(providers: Any, ws: Path) -> None:
+    got = scripted_run(providers, ws, [{"content": "too late"}], script={"delay": 5}, timeout=1)
+    assert got.result.status == "budget" and got.result.budget == "timeout"
+    (request,) = got.named("chat ")  # cut short: the loop accounts it, with the tokens estimated
+    assert request.attributes["sneakycode.usage.estimated"] is True and request.end_time is not None
+    (run,) = got.named("invoke_agent")
+    assert run.attributes["sneakycode.budget"] == "timeout" and run.status.status_code.name == "UNSET"
+    assert got.total("sneakycode.runs", **{"sneakycode.status": "budget"}) == 1

@@ -132,7 +132,10 @@ class Recorder:
     def run_ended(self, result: Result) -> Result:
         with self._lock:
             run = self._run
-            self._close_agents(result.error_kind if result.status == "error" else None)
+            # A request still open lost its reply to how the run ended (a model error, a cancel, the timeout).
+            waiting = any(state.request is not None for state in self._agents.values())
+            ended = None if result.success else (result.error_kind or result.status)
+            self._close_agents(ended)
             self._add_cost("")
             if run is None:
                 return result
@@ -155,7 +158,8 @@ class Recorder:
                 code = result.error_kind or "run_error"
                 run.set_attribute("error.type", code)
                 run.set_status(Status(StatusCode.ERROR, code))
-                self._count_failure(code, "run")
+                if not waiting:  # a failed request is counted once, as the model's failure
+                    self._count_failure(code, "run")
             if self.meter is not None:
                 self.runs.add(1, {**self._common(), "sneakycode.status": result.status})
             run.end()
