@@ -15,6 +15,7 @@ from sneakycode.config.telemetry import TelemetrySettings
 from sneakycode.testing.server import ScriptedServer
 from tests.api.conftest import call, finish
 from tests.api.otlp_receiver import OtlpReceiver
+from tests.batch.scenario import done, make_repo, write_tasks
 from tests.conftest import CliResult, project_config, run_cli
 
 KEY = "sk-cli-KEY-4242"
@@ -161,3 +162,18 @@ def test_the_plan_names_what_it_cannot_do_and_keeps_header_values_out_of_its_rep
     assert plan.headers == {"x-key": "hidden-value"} and "hidden-value" not in repr(plan)
     assert any("OTEL_TRACES_EXPORTER=console" in p for p in plan.problems)
     assert any("GONE" in p for p in plan.problems)
+
+
+def test_every_batch_task_exports_its_own_run(tmp_path: Path) -> None:
+    """batch's workers are `-p` runs: each task is a trace of its own, under its own session id."""
+    repo = make_repo(tmp_path, "r", {"a.txt": "a\n"})
+    with OtlpReceiver() as collector, ScriptedServer([done(), done()]) as server:
+        task = {"repo": str(repo), "prompt": "p", "base_url": server.base_url, "model": "m"}
+        tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "one", **task}, {"id": "two", **task}])
+        run = run_cli("batch", str(tasks), "--out", str(tmp_path / "out"), "--workers", "1", "--no-sandbox",
+                      env={**LOOPBACK, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}, timeout=120)
+        assert run.code == 0, run.stderr
+    runs = [s for s in collector.spans() if s["name"] == "invoke_agent sneakycode"]
+    assert len(runs) == 2 and len({s["traceId"] for s in runs}) == 2
+    assert len({s["attributes"]["session.id"] for s in runs}) == 2
+    assert {s["attributes"]["sneakycode.status"] for s in runs} == {"answered"}

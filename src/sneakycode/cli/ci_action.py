@@ -256,9 +256,15 @@ class Step:
         repository = self.environ.get("GITHUB_REPOSITORY", "")
         if not token or not repository:
             return "Not posted on the pull request: no github-token (or GITHUB_REPOSITORY)."
-        github = GitHub(self.environ.get("GITHUB_API_URL") or "https://api.github.com", repository, token)
-        number, commit = int(pull["number"]), str((pull.get("head") or {}).get("sha", ""))
+        number, commit = pull.get("number"), str((pull.get("head") or {}).get("sha", ""))
+        if not isinstance(number, int) or not commit:
+            return "Not posted: the event payload names no pull request number and head commit."
         findings = list(review.get("findings") or [])
+        try:
+            github = GitHub(self.environ.get("GITHUB_API_URL") or "https://api.github.com", repository, token)
+        except GitHubError as exc:
+            print(f"::warning::SneakyCode could not post the review: {exc}")
+            return f"Not posted on the pull request: {exc}"
         try:
             placement = place(findings, github.changed_lines(number), github.commented_findings(number))
             posted = ""
