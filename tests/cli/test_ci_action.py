@@ -97,6 +97,7 @@ def test_a_review_is_posted_with_inline_comments_on_changed_lines_and_one_summar
     with FakeGitHub(REPOSITORY, 7, FILES) as github:
         done = run_action(action_env(tmp_path, github.url, COMMAND="review", FINDINGS_FILE="findings.json"), ws)
     assert done.returncode == 1, done.stdout + done.stderr  # an error finding, --fail-on error
+    assert "Traceback" not in done.stderr
     (review,) = github.reviews
     assert review["commit_id"] == HEAD and review["event"] == "COMMENT"
     first, second = review["comments"]
@@ -245,3 +246,38 @@ def test_the_workflows_in_docs_ci_md_parse_and_use_only_the_actions_inputs() -> 
     assert len(uses) >= 4
     for step in uses:
         assert set(step["with"]) <= declared, set(step["with"]) - declared
+
+
+def test_action_yml_run_step_as_the_runner_runs_it(ws: Path, tmp_path: Path, findings_file: Path) -> None:
+    """The composite step itself: its `env:` expressions evaluated from the `with:` inputs (defaults for the
+    rest), its `run:` line executed by bash in `working-directory`, with the interpreter the install step
+    would have made."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text())
+    given = {"command": "review", "findings-file": "findings.json", "fail-on": "warning",
+             "working-directory": str(ws)}
+    values = {name: str(spec.get("default", "")) for name, spec in action["inputs"].items()} | given
+
+    def evaluate(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            scope, name = match.group(1), match.group(2)
+            return {"inputs": values, "github": {"action_path": str(ROOT), "token": TOKEN}}[scope][name]
+
+        return re.sub(r"\$\{\{\s*(inputs|github)\.([\w-]+)\s*\}\}", one, text)
+
+    values = {name: evaluate(value) for name, value in values.items()}  # github-token's default: the token
+    venv_bin = tmp_path / "sneakycode-venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    (venv_bin / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # a link would leave its venv
+    (venv_bin / "python").chmod(0o755)
+    step = action["runs"]["steps"][1]
+    with FakeGitHub(REPOSITORY, 7, FILES) as github:
+        env = {k: v for k, v in action_env(tmp_path, github.url).items() if not k.startswith("INPUT_")}
+        env["PYTHONPATH"] = str(ROOT / "src")
+        env.update({name: evaluate(str(value)) for name, value in step["env"].items()})
+        done = subprocess.run(["bash", "-c", step["run"]], cwd=evaluate(step["working-directory"]), env=env,
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stdout + done.stderr  # --fail-on warning
+    assert len(github.reviews) == 1
+    assert len(github.reviews[0]["comments"]) == 2
+    assert all(r.headers["authorization"] == f"Bearer {TOKEN}" for r in github.requests)
+    assert "## SneakyCode review" in (tmp_path / "summary.md").read_text()
