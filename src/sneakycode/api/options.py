@@ -13,6 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.trace import TracerProvider
+
     from sneakycode.agent.events import Event
     from sneakycode.tools.base import Tool
 
@@ -64,6 +67,10 @@ class Options:
     interactive: bool = False
     # Debug lines (the command line's --verbose); None: none are made.
     debug_log: Callable[[str], None] | None = None
+    # A program's own OpenTelemetry providers: the session's spans and metrics go to them (docs/ci.md),
+    # whatever [telemetry] says; None: [telemetry] and the OTEL_* variables decide.
+    tracer_provider: TracerProvider | None = None
+    meter_provider: MeterProvider | None = None
 
     def layer(self) -> dict[str, Any]:
         """The configuration layer these options stand for, by dotted key (None fields left out)."""

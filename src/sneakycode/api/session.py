@@ -23,6 +23,7 @@ from sneakycode.agent.titles import write_title
 from sneakycode.api.options import Options
 from sneakycode.api.result import Result
 from sneakycode.api.settings import load_options, untrusted_notice
+from sneakycode.api.telemetry import observed_run, start_telemetry
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from sneakycode.agent.results import RunResult
     from sneakycode.api.assembly import Parts
     from sneakycode.api.structured import OutputSchema
+    from sneakycode.api.telemetry.recorder import Recorder
     from sneakycode.config import LoadedSettings
     from sneakycode.extensions.invocation import Extensions
     from sneakycode.permissions.gate import Approver, Unattended
@@ -125,6 +127,10 @@ class Session:
         except BaseException:
             self._cleanup_temporary()
             raise
+        # After the assembly: spans carry the session's id, and costs come from its spending.
+        self._telemetry: Recorder | None = start_telemetry(self, self._notice)
+        if self._telemetry is not None:
+            self._sink.sinks.append(self._telemetry.emit)
         self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
         self._started = False
         self._titled = False
@@ -177,7 +183,7 @@ class Session:
 
         if self._closed:
             raise RuntimeError("this session is closed")
-        with self._running:
+        with self._running, observed_run(self._telemetry, prompt) as observed:
             self.start()
             invocation = expand(self, prompt)
             request = invocation.prompt if invocation is not None else prompt
@@ -192,7 +198,7 @@ class Session:
                 self._titled = True
                 if not self.resumed:
                     write_title(self.agent, request)
-            return self.result(outcome)
+            return observed(self.result(outcome))
 
     def stream(self, prompt: str, images: list[ImagePart] | None = None) -> Iterator[dict[str, Any]]:
         """`run`, as the events it makes (the stream-json schema), ending with a `final` event that holds the
@@ -372,7 +378,12 @@ class Session:
                 self.parts.close(reason)
             finally:
                 self._cleanup_temporary()
+                if self._telemetry is not None:
+                    self._telemetry.close()  # last: the session's end is in its spans
         return killed
+
+    def _notice(self, message: str) -> None:
+        self._sink.emit({"type": "notice", "message": message})
 
     def _cleanup_temporary(self) -> None:
         if self._temporary is not None:

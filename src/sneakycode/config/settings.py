@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sneakycode.config.telemetry import TelemetrySettings
+
 
 class PermissionMode(StrEnum):
     """How much runs without asking: every command line, flag and rule names these values."""
@@ -295,6 +297,9 @@ class Settings(_Strict):
     )
     mcp: McpSettings = Field(default_factory=McpSettings, description="MCP servers whose tools the model may use.")
     batch: BatchSettings = Field(default_factory=BatchSettings, description="`sneakycode batch` settings.")
+    telemetry: TelemetrySettings = Field(
+        default_factory=TelemetrySettings, description="OpenTelemetry export (docs/ci.md); off unless configured."
+    )
     pricing: dict[str, PriceSettings] = Field(
         default_factory=dict,
         description='Prices by model name, `[pricing."MODEL"] input = 0.15, output = 0.60` (USD per million tokens); '

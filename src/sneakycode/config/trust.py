@@ -77,6 +77,10 @@ STRICTNESS: dict[str, tuple[Any, ...]] = {
     "tools.shell.sandbox_network": (False, True),
     # Reaching private addresses is what a prompt-injected page would want (a metadata service, an admin port).
     "tools.web.allow_private": (False, True),
+    # Telemetry sends the session's data somewhere: a repository may turn it off, never on (its endpoint and
+    # headers are not listed anywhere, so they are held back like any unknown key), nor add content to it.
+    "telemetry.enabled": (False, None, True),
+    "telemetry.include_content": (False, True),
 }
 
 

@@ -27,6 +27,8 @@ CREDENTIAL_VARIABLES = (
     "*PASSWORD", "*PASSWD", "MYSQL_PWD",
     "PRIVATE_KEY", "*_PRIVATE_KEY", "ACCESS_KEY", "*_ACCESS_KEY",
     "CREDENTIALS", "*_CREDENTIALS",
+    # An OpenTelemetry collector's headers carry its key (telemetry reads them through full_environment).
+    "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_*_HEADERS",
 )  # fmt: skip
 # Where a model key may live: every provider's variables and SneakyCode's own. Never passed to a command,
 # whatever `env_keep` says, because the model that writes the command could then read its own key.
