@@ -157,7 +157,8 @@ def hidden_paths(settings: Settings | LoadedSettings) -> Callable[[str], str | N
 
 def denied_urls(settings: Settings | LoadedSettings) -> Callable[[str], str | None]:
     """For tools that fetch URLs: the deny rule that refuses a URL, or None. The tool asks it again for every
-    redirect hop, so a deny rule holds for a page that redirects into a denied domain."""
+    redirect hop, so a deny rule holds for a page that redirects into a denied domain; web_search asks it for
+    every result, so a denied domain never shows up there either."""
     rules = [rule for rule in rule_set(settings).tools["deny"] if rule.pattern and _fetches(rule.tool)]
 
     def denied(url: str) -> str | None:
@@ -185,8 +186,9 @@ def url_matches(pattern: str, url: str) -> bool:
 
 
 def _fetches(tool: str) -> bool:
+    """A tool that fetches a URL, or lists URLs to fetch (web_search): its domain deny rules hold for both."""
     found = get_tool(tool)
-    return found is not None and found.url is not None
+    return found is not None and (found.url is not None or found.lists_urls)
 
 
 def _reads(tool: str) -> bool:
