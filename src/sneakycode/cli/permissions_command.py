@@ -134,6 +134,11 @@ def _warnings(loaded: LoadedSettings, tools: dict[str, Any]) -> list[str]:
                 close = difflib.get_close_matches(tool, list(tools), n=1, cutoff=0.5)
                 hint = f"; did you mean {close[0]}?" if close else ""
                 found.append(f"{key} rule {entry!r} ({source}) names no SneakyCode tool{hint}")
-            elif pattern and tools[tool].command is None and not tools[tool].paths:
+            elif pattern and tools[tool].lists_urls and tools[tool].url is None and kind != "deny":
+                found.append(f"{key} rule {entry!r} ({source}): a pattern of {tool} only keeps results out, in a "
+                             "deny rule; here it never matches")
+            elif pattern and tools[tool].command is None and not tools[tool].paths and not (
+                tools[tool].url or tools[tool].lists_urls
+            ):
                 found.append(f"{key} rule {entry!r} ({source}): {tool} takes no path, so the pattern never matches")
     return found

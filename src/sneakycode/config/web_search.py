@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SearchBackend = Literal["searxng", "brave", "tavily"]
+# The variable each hosted backend's key is read from when api_key_env names none: the names their docs use.
+DEFAULT_KEY_VARIABLES: dict[str, str] = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY"}
 
 
 class WebSearchSettings(BaseModel):
@@ -26,8 +28,9 @@ class WebSearchSettings(BaseModel):
     )
     api_key_env: str | None = Field(
         None,
-        description="The environment variable that holds the backend's key (brave, tavily; a searxng behind a "
-        "proxy that wants a bearer token); the key is never written in a config file.",
+        description="The environment variable that holds the backend's key (unset: BRAVE_API_KEY for brave, "
+        "TAVILY_API_KEY for tavily, none for searxng; set it for a searxng behind a proxy that wants a bearer "
+        "token); the key itself is never written in a config file.",
     )
     timeout: float = Field(15.0, gt=0, description="Seconds a search waits to connect, and between reads.")
     max_results: int = Field(8, ge=1, le=20, description="Results a search returns when the call does not say.")
@@ -45,3 +48,9 @@ class WebSearchSettings(BaseModel):
         validated one by one, so a backend without its url is not an error at load: the tool is just not offered,
         and `sneakycode tool web_search` says what is missing."""
         return self.backend is not None and (self.backend != "searxng" or bool(self.url))
+
+    @property
+    def key_variable(self) -> str | None:
+        """The environment variable the key is read from: api_key_env, else the backend's usual name. Commands
+        never get it (like the model's key), whatever tools.shell.env_keep says."""
+        return self.api_key_env or DEFAULT_KEY_VARIABLES.get(self.backend or "")

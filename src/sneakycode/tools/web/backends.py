@@ -23,7 +23,6 @@ from sneakycode.config.web_search import SearchBackend, WebSearchSettings
 from sneakycode.tools.web.cache import Hit
 
 DEFAULT_URLS: dict[str, str] = {"brave": "https://api.search.brave.com", "tavily": "https://api.tavily.com"}
-DEFAULT_KEY_VARIABLES: dict[str, str] = {"brave": "BRAVE_API_KEY", "tavily": "TAVILY_API_KEY"}
 NEEDS_KEY = frozenset({"brave", "tavily"})
 MAX_REQUESTED = 20  # Brave's and Tavily's largest page of results
 
@@ -45,11 +44,6 @@ def base_url(settings: WebSearchSettings) -> str:
     """The backend's address without a trailing slash (its public API's when the user gave none)."""
     backend = settings.backend or ""
     return (settings.url or DEFAULT_URLS.get(backend, "")).rstrip("/")
-
-
-def key_variable(settings: WebSearchSettings) -> str | None:
-    """The environment variable the key is read from: the configured one, else the backend's usual name."""
-    return settings.api_key_env or DEFAULT_KEY_VARIABLES.get(settings.backend or "")
 
 
 def with_sites(query: str, domains: tuple[str, ...]) -> str:

@@ -17,7 +17,7 @@ from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import full_environment
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.context import checkpoint
-from sneakycode.tools.web.backends import NEEDS_KEY, ShapeError, base_url, build_request, key_variable, parse_hits
+from sneakycode.tools.web.backends import NEEDS_KEY, ShapeError, base_url, build_request, parse_hits
 from sneakycode.tools.web.results import Selection, normalize_domain, render_list, select
 from sneakycode.tools.web.search_client import send
 
@@ -57,7 +57,7 @@ def web_search(args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
         )
     query, count, domains = _checked(args, settings.max_results)
     backend = settings.backend
-    variable = key_variable(settings)
+    variable = settings.key_variable
     key = full_environment().get(variable) if variable else None
     if not key and (backend in NEEDS_KEY or settings.api_key_env):
         raise ToolError(
