@@ -5,6 +5,7 @@ untrusted repository); the key itself is only ever read from the environment var
 from __future__ import annotations
 
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -38,8 +39,15 @@ class WebSearchSettings(BaseModel):
     @field_validator("url")
     @classmethod
     def _http_url(cls, url: str | None) -> str | None:
-        if url is not None and not url.startswith(("http://", "https://")):
-            raise ValueError(f"must be an http:// or https:// address, got {url!r}")
+        if url is None:
+            return None
+        try:
+            parts = urlsplit(url)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+        except ValueError:  # a bracketed host that is no IPv6 address, a port out of range
+            usable = False
+        if not usable or any(c.isspace() for c in url):
+            raise ValueError(f"must be an http:// or https:// address with a host, got {url!r}")
         return url
 
     @property

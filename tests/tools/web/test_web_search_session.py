@@ -163,3 +163,10 @@ def test_permissions_list_takes_domain_rules_of_the_web_tools_and_flags_ones_tha
     warnings = listed.stdout.partition("warnings:")[2]
     assert "spam.example" not in warnings and "*.internal" not in warnings
     assert "'web_search(domain:docs.python.org)'" in warnings and "only keeps results out" in warnings
+
+
+@pytest.mark.parametrize("url", ["ftp://127.0.0.1/", "http://", "http://[not-ipv6]/"])
+def test_a_backend_url_that_is_no_http_address_is_a_clean_configuration_error(ws: Path, url: str) -> None:
+    user_config(f'[tools.web.search]\nbackend = "searxng"\nurl = "{url}"\n')
+    ran = run_cli("tool", "web_search", '{"query": "x"}', "--workspace", str(ws))
+    assert ran.code == 2 and "tools.web.search.url" in ran.stderr and "Traceback" not in ran.stderr

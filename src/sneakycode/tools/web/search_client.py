@@ -31,11 +31,15 @@ EXCERPT_CHARS = 300
 
 def shown(url: str) -> str:
     """The URL as messages show it: without user:password@ and without the query (which holds the search)."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return url.split("?", 1)[0][:200]
     netloc = f"[{host}]" if ":" in host else host
-    if parts.port is not None:
-        netloc += f":{parts.port}"
+    if port is not None:
+        netloc += f":{port}"
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
@@ -63,7 +67,7 @@ def send(request: Request, settings: WebSearchSettings, key_variable: str | None
             ErrorCode.SEARCH_UNAVAILABLE,
             f"the search backend {where} did not answer within {settings.timeout:g} s (tools.web.search.timeout)",
         ) from None
-    except httpx2.HTTPError as exc:
+    except (httpx2.HTTPError, httpx2.InvalidURL) as exc:
         raise ToolError(
             ErrorCode.SEARCH_UNAVAILABLE, f"the search backend {where} could not be reached: {exc}"
         ) from None
