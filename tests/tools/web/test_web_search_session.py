@@ -170,3 +170,16 @@ def test_a_backend_url_that_is_no_http_address_is_a_clean_configuration_error(ws
     user_config(f'[tools.web.search]\nbackend = "searxng"\nurl = "{url}"\n')
     ran = run_cli("tool", "web_search", '{"query": "x"}', "--workspace", str(ws))
     assert ran.code == 2 and "tools.web.search.url" in ran.stderr and "Traceback" not in ran.stderr
+
+
+def test_claude_code_files_that_name_websearch_mean_web_search() -> None:
+    """A hook matcher `WebSearch` or a subagent's `tools: WebSearch` written for Claude Code applies here, and
+    a hook reads the domains as Claude Code's `allowed_domains`."""
+    from sneakycode.tools.claude_names import claude_input, tools_named
+    from sneakycode.tools.registry import all_tools, get_tool
+
+    assert [t.name for t in tools_named("WebSearch", all_tools())] == ["web_search"]
+    found = get_tool("web_search")
+    assert found is not None
+    shown = claude_input(found, {"query": "x", "domains": ["python.org"]})
+    assert shown == {"query": "x", "domains": ["python.org"], "allowed_domains": ["python.org"]}

@@ -45,6 +45,7 @@ def _configured(settings: Settings) -> bool:
     lists_urls=True,
     offered_if=_configured,
     headline="query",
+    claude_names=("WebSearch",),
     example={"query": "pathlib glob recursive", "max_results": 5, "domains": ["docs.python.org"]},
 )
 def web_search(args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
