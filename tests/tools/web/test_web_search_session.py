@@ -183,3 +183,26 @@ def test_claude_code_files_that_name_websearch_mean_web_search() -> None:
     assert found is not None
     shown = claude_input(found, {"query": "x", "domains": ["python.org"]})
     assert shown == {"query": "x", "domains": ["python.org"], "allowed_domains": ["python.org"]}
+
+
+def test_a_websearch_hook_runs_on_web_search_without_the_search_key(ws: Path, tmp_path: Path) -> None:
+    """A Claude Code hook with matcher `WebSearch` fires on web_search and reads `allowed_domains`; its
+    environment lacks the search key (a variable name that does not look secret, env_keep = ["*"]), which the
+    search itself still sends."""
+    from tests.extensions.test_hooks import hook_script, hooks_toml
+
+    dump = ('with open(os.environ["CLAUDE_PROJECT_DIR"] + "/../hook.json", "w") as fh:\n'
+            '    json.dump({"env": dict(os.environ), "input": event["tool_input"]}, fh)\n')
+    with FakeBackend("brave", [Result("Docs", "https://docs.python.org/3/", "x")]) as fake:
+        user_config(fake.config(api_key_env="SEARCHCFG").replace('api_key_env = "TEST_SEARCH_KEY"\n', "")
+                    + '[tools.shell]\nenv_keep = ["*"]\n'
+                    + hooks_toml("PreToolUse", hook_script(tmp_path, "dump", dump), matcher="WebSearch"))
+        steps = [call("web_search", query="pathlib", domains=["python.org"]), finish("Found the docs.")]
+        with ScriptedServer({"steps": steps, "models": ["scripted-model"]}) as server:
+            ran = run_cli("-p", "Find it", "--base-url", server.base_url, "--model", "scripted-model", "--workspace",
+                          str(ws), env={**ENV, "SEARCHCFG": "the-search-secret"})
+        assert ran.code == 0, ran.stderr
+        assert fake.seen[0].headers["x-subscription-token"] == "the-search-secret"
+    seen = json.loads((tmp_path / "hook.json").read_text())
+    assert seen["input"]["allowed_domains"] == ["python.org"]
+    assert "SEARCHCFG" not in seen["env"] and "the-search-secret" not in json.dumps(seen["env"])
