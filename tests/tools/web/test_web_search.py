@@ -264,3 +264,19 @@ def test_results_that_are_not_web_pages_are_skipped(ws: Path, monkeypatch: pytes
     assert result.success and [r["url"] for r in result.data["results"]] == ["https://ok.example/"]
     assert "\x1b" not in result.content and "\u202e" not in result.content
 
+
+
+def test_only_tracking_parameters_go_and_the_rest_of_the_url_stays_byte_for_byte(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    urls = ["https://example.com/a?q=hello%20world&utm_source=x&Ref=1&_hsenc=abc&MSCLKID=9#part",
+            "https://example.com/b?pk_campaign=z&utm_term=y",
+            "https://example.com/c?utmost=kept&gclidx=kept"]
+    answer = {"results": [{"title": f"t{n}", "url": url, "content": ""} for n, url in enumerate(urls)]}
+    fake = FakeBackend("searxng")
+    fake.reply = lambda _seen: (200, JSON, json.dumps(answer).encode())
+    with fake:
+        result = call(search_ctx(ws, fake, monkeypatch), "web_search", query="x")
+    assert [r["url"] for r in result.data["results"]] == [
+        "https://example.com/a?q=hello%20world&Ref=1#part", "https://example.com/b",
+        "https://example.com/c?utmost=kept&gclidx=kept"]

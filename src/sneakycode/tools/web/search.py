@@ -124,7 +124,8 @@ def _checked(args: WebSearchArgs, default_count: int) -> tuple[str, int, tuple[s
 def _status(backend: str, chosen: Selection, shown: int, cached: bool) -> str:
     notes = [f"{shown} result{'s' if shown != 1 else ''} from {backend}"]
     dropped = [(chosen.denied, "denied by a rule"), (chosen.outside, "outside the domains"),
-               (chosen.duplicates, "duplicate"), (len(chosen.hits) - shown, "over the output limit")]
+               (chosen.duplicates, "duplicate" if chosen.duplicates == 1 else "duplicates"),
+               (len(chosen.hits) - shown, "over the output limit")]
     left = [f"{n} {why}" for n, why in dropped if n]
     if left:
         notes.append("left out: " + ", ".join(left))
