@@ -39,10 +39,12 @@ def backend(request: pytest.FixtureRequest) -> Iterator[FakeBackend]:
         yield running
 
 
-def search_ctx(ws: Path, fake: FakeBackend, monkeypatch: pytest.MonkeyPatch, extra: str = "",
+def search_ctx(ws: Path, fake: FakeBackend, monkeypatch: pytest.MonkeyPatch, extra: str = "", top: str = "",
                **more: object) -> ToolContext:
+    """A tool context whose (trusted) project config points at `fake`; `top` holds top-level keys, `extra` more
+    tables, `more` more [tools.web.search] keys."""
     monkeypatch.setenv("TEST_SEARCH_KEY", KEY)
-    project_config(ws, fake.config(**more) + extra)
+    project_config(ws, top + fake.config(**more) + extra)
     return open_tool_context(load_settings(ws))
 
 
@@ -79,9 +81,7 @@ def test_a_long_list_stays_within_the_output_limit(backend: FakeBackend, ws: Pat
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     backend.results = [Result(f"Result {n} " + "t" * 300, f"https://site{n}.example/page", "word " * 200, None)
                        for n in range(20)]
-    ctx = search_ctx(ws, backend, monkeypatch, max_results=20)
-    project_config(ws, "max_output_bytes = 2048\n" + backend.config(max_results=20))
-    ctx = open_tool_context(load_settings(ws))
+    ctx = search_ctx(ws, backend, monkeypatch, top="max_output_bytes = 2048\n", max_results=20)
     result = call(ctx, "web_search", query="many")
     assert result.success
     assert len(result.render().encode()) <= 2048
