@@ -17,6 +17,7 @@ from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
+from sneakycode.tools.base import Tool
 
 MCP_PREFIX = "mcp__"
 SECTIONS = (
@@ -80,7 +81,25 @@ def _check(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print("  commands:" if verdict.commands else "  commands: (none)")
         for command in verdict.commands:
             print(f"    {command}")
+    if found is not None:
+        for line in _listing_notes(found, loaded):
+            print(f"  {line}")
     return ExitCode.OK
+
+
+def _listing_notes(found: Tool, loaded: LoadedSettings) -> list[str]:
+    """For a tool that is offered only once configured, or that lists URLs: whether it is offered, and which
+    deny rules keep URLs out of its results."""
+    from sneakycode.permissions.rules import url_deny_rules
+
+    notes = []
+    if found.offered_if is not None and not found.offered_if(loaded.settings):
+        notes.append(f"offered: no, {found.name} is not configured (see docs/web.md), so the model does not get it")
+    if found.lists_urls:
+        rules = url_deny_rules(loaded)
+        shown = ", ".join(rule.describe() for rule in rules) if rules else "(no domain deny rule)"
+        notes.append(f"results left out: URLs these deny rules refuse: {shown}")
+    return notes
 
 
 def rules_report(loaded: LoadedSettings) -> str:

@@ -140,8 +140,16 @@ def test_permissions_check_explains_web_search(ws: Path) -> None:
     args = json.dumps({"query": "x"})
     auto = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws))
     assert auto.code == 0 and "allow" in auto.stdout and "web_search is auto-approved (its tier is auto)" in auto.stdout
+    assert "offered: no, web_search is not configured" in auto.stdout
+    assert "results left out: URLs these deny rules refuse: (no domain deny rule)" in auto.stdout
     plan = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws), "--mode", "plan")
     assert "allow" in plan.stdout
+    project_config(ws, '[tools.web.search]\nbackend = "brave"\n[permissions]\n'
+                       'deny = ["web_fetch(domain:*.spam.example)", "web_search(domain:ads.example)"]\n')
+    filtered = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws))
+    assert "allow" in filtered.stdout and "offered: no" not in filtered.stdout
+    assert "refuse: `web_fetch(domain:*.spam.example)` (permissions.deny in " in filtered.stdout
+    assert "`web_search(domain:ads.example)`" in filtered.stdout
     project_config(ws, '[permissions]\ndeny = ["web_search"]\n')
     denied = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws))
     assert "deny" in denied.stdout and "`web_search`" in denied.stdout
