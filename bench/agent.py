@@ -1,6 +1,7 @@
 """Agent benchmarks: what every request costs in characters (cold start is bench/startup.py's).
 
-Measures the compact tools array (also with the subagents' task tool) and the system prompt sent on every
+Measures the compact tools array (also with the subagents' task tool, and with web_search as a configured search
+backend adds it) and the system prompt sent on every
 request, the full request log of a scripted read -> str_replace -> run_command -> finish session, and the
 largest tool result of a session that reads a 900 KB file and runs a command printing 15 MB. Goals are
 printed, never enforced.
@@ -20,6 +21,7 @@ from _cli_env import prepare_cli_env
 
 TOOLS_GOAL_CHARS = 7000  # the budget: all built-in tools together (it was 6,000 with 12 tools)
 WITH_TASK_GOAL_CHARS = 7000
+WEB_SEARCH_GOAL_CHARS = 320  # web_search's own share (issue 31); it is offered only with a search backend
 
 
 def sneakycode_argv() -> list[str]:
@@ -99,7 +101,8 @@ def main() -> int:
         env = {**os.environ, "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state"),
                "XDG_CONFIG_HOME": str(root / "config"), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
 
-        schemas = openai_schemas()
+        # What a default configuration offers; web_search joins it once a search backend is configured.
+        schemas = openai_schemas(offered_tools(None, "both", Settings()))
         tools_chars = len(compact(schemas))
         sizes = sorted(((len(compact(s)), s["function"]["name"]) for s in schemas), reverse=True)
         largest_tools = ", ".join(f"{name} {size:,}" for size, name in sizes[:3])
@@ -121,6 +124,22 @@ def main() -> int:
         rows.append(("tools array + task tool (explore)", f"{task_chars:,} chars",
                      f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(task_chars < WITH_TASK_GOAL_CHARS)} "
                      f"(task alone {len(compact(subagents.tool.openai_schema())):,})"))
+
+        searching = Settings.model_validate(
+            {"tools": {"web": {"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}}}}
+        )
+        configured = openai_schemas(offered_tools(None, "both", searching))
+        search_chars = len(compact(next(s for s in configured if s["function"]["name"] == "web_search")))
+        configured_chars = len(compact(configured))
+        configured_task = len(compact([*configured, subagents.tool.openai_schema()]))
+        rows += [
+            ("web_search alone (configured variant)", f"{search_chars:,} chars",
+             f"<= {WEB_SEARCH_GOAL_CHARS:,} {_verdict(search_chars <= WEB_SEARCH_GOAL_CHARS)}"),
+            ("tools array + web_search (search configured)", f"{configured_chars:,} chars",
+             f"< {TOOLS_GOAL_CHARS:,} {_verdict(configured_chars < TOOLS_GOAL_CHARS)} ({len(configured)} tools)"),
+            ("tools array + web_search + task tool", f"{configured_task:,} chars",
+             f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(configured_task < WITH_TASK_GOAL_CHARS)}"),
+        ]
 
         session = [
             call("read_file", file_path="calc.py"),

@@ -131,10 +131,11 @@ def render_tools_markdown() -> str:
         _prose(
             "Beyond the workspace: a tool with a URL argument fetches http(s) pages (HTML as Markdown with only the "
             "main content, PDF as text, JSON and text as they are), only at public addresses unless "
-            "`tools.web.allow_private` is set, and under `domain:` permission rules. No search engine is built in: "
-            "web search comes through MCP servers. Image files (PNG, JPEG, GIF, WebP) are read as images by a model "
-            "that accepts them (`supports_images`), scaled to at most 1,568 px and 5 MB; in the terminal "
-            "`@shot.png` or a pasted image path attaches one, headless `--image PATH`. See [web.md](web.md)."
+            "`tools.web.allow_private` is set, and under `domain:` permission rules. `web_search` is offered once you "
+            "configure a search backend (a SearXNG instance of your own, Brave or Tavily). Image files (PNG, JPEG, "
+            "GIF, WebP) are read as images by a model that accepts them (`supports_images`), scaled to at most "
+            "1,568 px and 5 MB; in the terminal `@shot.png` or a pasted image path attaches one, headless "
+            "`--image PATH`. See [web.md](web.md)."
         ),
         "",
         "| tool | tier | what the model is told first |",
@@ -235,6 +236,14 @@ def _facet_notes(found: Tool) -> list[str]:
             f"`{found.url}` is a URL: `{found.name}(domain:HOST-GLOB)` rules match its host, on every redirect hop for "
             "deny rules; private, loopback and link-local addresses are refused unless `tools.web.allow_private` "
             "(see [web.md](web.md))."
+        )
+    if found.offered_if is not None:
+        notes.append("Offered to the model only once it is configured (see [web.md](web.md)); `sneakycode tool` "
+                     "runs it either way and says what is missing.")
+    if found.lists_urls:
+        notes.append(
+            "Its results are URLs: a domain that a `domain:` deny rule of `web_fetch` or of this tool refuses is "
+            "left out of them; a result is read with `web_fetch`, under its own rules."
         )
     if found.command:
         notes.append(

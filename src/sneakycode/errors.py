@@ -72,6 +72,11 @@ class ErrorCode(StrEnum):
     BLOCKED_ADDRESS = "blocked_address"
     INVALID_INPUT = "invalid_input"
     OUTPUT_SCHEMA_MISMATCH = "output_schema_mismatch"
+    SEARCH_NOT_CONFIGURED = "search_not_configured"
+    SEARCH_UNAVAILABLE = "search_unavailable"
+    SEARCH_RATE_LIMITED = "search_rate_limited"
+    SEARCH_UNAUTHORIZED = "search_unauthorized"
+    SEARCH_BAD_RESPONSE = "search_bad_response"
 
 
 class ErrorDoc(NamedTuple):
@@ -277,6 +282,32 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "once. The request ends with status `error` (exit code 1) and no `structured_output`; the message lists "
         "the problems and shows the answer.",
         "End with only the JSON value the schema describes (as the finish message or the reply), nothing around it.",
+    ),
+    ErrorCode.SEARCH_NOT_CONFIGURED: ErrorDoc(
+        "web_search has no backend: `[tools.web.search]` sets none (or a searxng backend without its url). The "
+        "model is only offered web_search once one is configured; this comes from `sneakycode tool web_search`.",
+        "Set tools.web.search.backend (searxng, brave or tavily) in your own config; see docs/web.md.",
+    ),
+    ErrorCode.SEARCH_UNAVAILABLE: ErrorDoc(
+        "The search backend could not be reached, did not answer within tools.web.search.timeout, redirected "
+        "elsewhere or answered with an error status (given with the start of its body).",
+        "Go on without searching (web_fetch a page you know) and tell the user the search backend is down.",
+    ),
+    ErrorCode.SEARCH_RATE_LIMITED: ErrorDoc(
+        "The search backend refused the query for now (HTTP 429); the time it asks to wait, from Retry-After "
+        "(or Brave's X-RateLimit-Reset), is given when it sent one, also as data.retry_after in seconds.",
+        "Wait that long before searching again, or go on without searching.",
+    ),
+    ErrorCode.SEARCH_UNAUTHORIZED: ErrorDoc(
+        "The search backend refused the key (HTTP 401 or 403), or the environment variable that should hold it "
+        "(tools.web.search.api_key_env, named in the message) is not set; a SearXNG 403 usually means its JSON "
+        "format is not enabled.",
+        "Tell the user: the key variable named in the message must be set to a valid key (the model cannot fix it).",
+    ),
+    ErrorCode.SEARCH_BAD_RESPONSE: ErrorDoc(
+        "The search backend answered something that is not its API's JSON: not JSON at all (an HTML page, a proxy's "
+        "error), over 2 MiB, or JSON of another shape; the start of the answer is quoted.",
+        "Tell the user tools.web.search.url may point at the wrong address; do not retry unchanged.",
     ),
 }
 

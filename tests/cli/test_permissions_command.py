@@ -112,7 +112,7 @@ def test_list_shows_every_rule_with_its_origin(ws: Path, configured: dict[str, P
     ):
         assert any(line.strip().startswith(f"{rule}  ") and line.endswith(f"from {origin}")
                    for line in out.splitlines()), rule
-    assert "auto: read_file, list_dir, grep_files, find_files, job, update_tasks, finish" in out
+    assert "auto: read_file, list_dir, grep_files, find_files, job, web_search, update_tasks, finish" in out
 
 
 def test_list_warns_about_rules_that_can_never_match(ws: Path) -> None:

@@ -12,7 +12,8 @@ from sneakycode.permissions.decide import Decision, PermissionDecision, decide
 from sneakycode.tools.registry import all_tools
 
 # job reads output in the auto tier; its kill is decided as the job's command (tests/tools/test_jobs.py).
-REFERENCE_AUTO = {"read_file", "list_dir", "grep_files", "find_files", "finish", "update_tasks", "job"}
+# web_search (issue 31) only reads, from the backend the user configured.
+REFERENCE_AUTO = {"read_file", "list_dir", "grep_files", "find_files", "finish", "update_tasks", "job", "web_search"}
 
 
 def settings(**permissions: Any) -> Settings:

@@ -121,7 +121,7 @@ def builtin_tools(loaded: LoadedSettings, model: str) -> tuple[Tool, ...]:
     chosen = loaded.settings.tools
     # The task tool is the session's own (not a registry tool): offered unless tools.enabled leaves it out.
     enabled = None if chosen.enabled is None else [name for name in chosen.enabled if name != TASK_TOOL]
-    return offered_tools(enabled, edit_format_for(model, chosen.edit_format))
+    return offered_tools(enabled, edit_format_for(model, chosen.edit_format), loaded.settings)
 
 
 def session_tools(parts_builtin: tuple[Tool, ...], loaded: LoadedSettings, subagents: Subagents,

@@ -23,4 +23,4 @@ def served_tools(gate: Gate) -> list[Tool]:
     model family is unknown here), and only those whose `mcp` facet is on (not finish or the task list)."""
     chosen = gate.ctx.settings.tools
     fmt = "both" if chosen.edit_format == "auto" else chosen.edit_format
-    return [t for t in offered_tools(chosen.enabled, fmt) if t.mcp]
+    return [t for t in offered_tools(chosen.enabled, fmt, gate.ctx.settings) if t.mcp]

@@ -17,6 +17,7 @@ from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
+from sneakycode.tools.base import Tool
 
 MCP_PREFIX = "mcp__"
 SECTIONS = (
@@ -80,7 +81,25 @@ def _check(args: argparse.Namespace, loaded: LoadedSettings) -> int:
         print("  commands:" if verdict.commands else "  commands: (none)")
         for command in verdict.commands:
             print(f"    {command}")
+    if found is not None:
+        for line in _listing_notes(found, loaded):
+            print(f"  {line}")
     return ExitCode.OK
+
+
+def _listing_notes(found: Tool, loaded: LoadedSettings) -> list[str]:
+    """For a tool that is offered only once configured, or that lists URLs: whether it is offered, and which
+    deny rules keep URLs out of its results."""
+    from sneakycode.permissions.rules import url_deny_rules
+
+    notes = []
+    if found.offered_if is not None and not found.offered_if(loaded.settings):
+        notes.append(f"offered: no, {found.name} is not configured (see docs/web.md), so the model does not get it")
+    if found.lists_urls:
+        rules = url_deny_rules(loaded)
+        shown = ", ".join(rule.describe() for rule in rules) if rules else "(no domain deny rule)"
+        notes.append(f"results left out: URLs these deny rules refuse: {shown}")
+    return notes
 
 
 def rules_report(loaded: LoadedSettings) -> str:
@@ -134,6 +153,11 @@ def _warnings(loaded: LoadedSettings, tools: dict[str, Any]) -> list[str]:
                 close = difflib.get_close_matches(tool, list(tools), n=1, cutoff=0.5)
                 hint = f"; did you mean {close[0]}?" if close else ""
                 found.append(f"{key} rule {entry!r} ({source}) names no SneakyCode tool{hint}")
-            elif pattern and tools[tool].command is None and not tools[tool].paths:
+            elif pattern and tools[tool].lists_urls and tools[tool].url is None and kind != "deny":
+                found.append(f"{key} rule {entry!r} ({source}): a pattern of {tool} only keeps results out, in a "
+                             "deny rule; here it never matches")
+            elif pattern and tools[tool].command is None and not tools[tool].paths and not (
+                tools[tool].url or tools[tool].lists_urls
+            ):
                 found.append(f"{key} rule {entry!r} ({source}): {tool} takes no path, so the pattern never matches")
     return found

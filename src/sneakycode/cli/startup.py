@@ -51,9 +51,11 @@ def notify_untrusted(loaded: LoadedSettings) -> None:
 
 
 def protect_key(loaded: LoadedSettings) -> None:
-    """A key under a name the start-up patterns did not recognise (`api_key_env`) is held and wiped too."""
-    if loaded.settings.api_key_env:
-        protect_variables([loaded.settings.api_key_env])
+    """A key under a name the start-up patterns did not recognise (`api_key_env`, the search backend's
+    `tools.web.search.api_key_env`) is held and wiped too."""
+    names = [name for name in (loaded.settings.api_key_env, loaded.settings.tools.web.search.key_variable) if name]
+    if names:
+        protect_variables(names)
 
 
 def config_error_exit(command: str, exc: ConfigError) -> int:

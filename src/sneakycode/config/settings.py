@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sneakycode.config.telemetry import TelemetrySettings
+from sneakycode.config.web_search import WebSearchSettings
 
 
 class PermissionMode(StrEnum):
@@ -56,6 +57,9 @@ class WebSettings(_Strict):
     )
     timeout: float = Field(30.0, gt=0, description="Seconds web_fetch waits to connect, and between reads.")
     max_bytes: int = Field(5_242_880, ge=1024, description="Bytes of a web_fetch body read; the rest is dropped.")
+    search: WebSearchSettings = Field(
+        default_factory=WebSearchSettings, description="web_search: the search backend (see docs/web.md)."
+    )
 
 
 class ToolsSettings(_Strict):
@@ -70,7 +74,7 @@ class ToolsSettings(_Strict):
         "both; auto picks the one the model family is trained on, both when the family is not known.",
     )
     shell: ShellSettings = Field(default_factory=ShellSettings, description="run_command settings.")
-    web: WebSettings = Field(default_factory=WebSettings, description="web_fetch settings.")
+    web: WebSettings = Field(default_factory=WebSettings, description="web_fetch and web_search settings.")
 
 
 class DiagnosticsSettings(_Strict):

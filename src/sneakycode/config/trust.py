@@ -51,6 +51,8 @@ HARMLESS_KEYS = frozenset(
 # untrusted repository, for any role (main or small).
 REDIRECTING_KEYS = frozenset(
     {"provider", "base_url", "api_key_env", "models.small.base_url", "models.small.api_key_env"}
+    # Where web_search sends the model's queries, and which secret goes with them: the user's choice alone.
+    | {"tools.web.search.backend", "tools.web.search.url", "tools.web.search.api_key_env"}
 )
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.
@@ -61,7 +63,8 @@ LOWER_IS_TIGHTER = frozenset(
     {
         "max_file_size_bytes", "max_output_bytes", "max_turns", "tools.shell.default_timeout",
         "tools.shell.max_timeout", "diagnostics.timeout", "tools.shell.max_jobs", "tools.web.timeout",
-        "tools.web.max_bytes", "budgets.max_tokens", "budgets.max_cost", "budgets.timeout",
+        "tools.web.max_bytes", "tools.web.search.timeout", "tools.web.search.max_results", "budgets.max_tokens",
+        "budgets.max_cost", "budgets.timeout",
     }
 )  # fmt: skip
 # From the strictest value to the loosest. `diagnostics.enabled` runs no program (checkers are

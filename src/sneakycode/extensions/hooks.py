@@ -94,7 +94,7 @@ class HookRunner:
     def for_session(cls, hooks: HookSet, ctx: ToolContext) -> HookRunner:
         """A runner for a tool session: its workspace, transcript and cancel, and the environment commands get."""
         shell = ctx.settings.tools.shell
-        key_env = [ctx.settings.api_key_env] if ctx.settings.api_key_env else []
+        key_env = [name for name in (ctx.settings.api_key_env, ctx.settings.tools.web.search.key_variable) if name]
         env = command_environment(also_remove=key_env, keep=shell.env_keep, strip=shell.env_strip)
         return cls(hooks, cwd=ctx.workspace.root, session_id=ctx.session_id,
                    transcript_path=ctx.session_dir / TRANSCRIPT, env=env, cancel=ctx.cancel)

@@ -157,13 +157,19 @@ def hidden_paths(settings: Settings | LoadedSettings) -> Callable[[str], str | N
 
 def denied_urls(settings: Settings | LoadedSettings) -> Callable[[str], str | None]:
     """For tools that fetch URLs: the deny rule that refuses a URL, or None. The tool asks it again for every
-    redirect hop, so a deny rule holds for a page that redirects into a denied domain."""
-    rules = [rule for rule in rule_set(settings).tools["deny"] if rule.pattern and _fetches(rule.tool)]
+    redirect hop, so a deny rule holds for a page that redirects into a denied domain; web_search asks it for
+    every result, so a denied domain never shows up there either."""
+    rules = url_deny_rules(settings)
 
     def denied(url: str) -> str | None:
         return next((rule.entry for rule in rules if rule.pattern and url_matches(rule.pattern, url)), None)
 
     return denied
+
+
+def url_deny_rules(settings: Settings | LoadedSettings) -> list[ToolRule]:
+    """The deny rules with a pattern for tools that fetch or list URLs: the ones `denied_urls` applies."""
+    return [rule for rule in rule_set(settings).tools["deny"] if rule.pattern and _fetches(rule.tool)]
 
 
 def url_host(url: str) -> str | None:
@@ -185,8 +191,9 @@ def url_matches(pattern: str, url: str) -> bool:
 
 
 def _fetches(tool: str) -> bool:
+    """A tool that fetches a URL, or lists URLs to fetch (web_search): its domain deny rules hold for both."""
     found = get_tool(tool)
-    return found is not None and found.url is not None
+    return found is not None and (found.url is not None or found.lists_urls)
 
 
 def _reads(tool: str) -> bool:

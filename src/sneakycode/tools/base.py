@@ -13,12 +13,15 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, NamedTuple, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, get_type_hints
 
 from pydantic import BaseModel, ConfigDict
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    from sneakycode.config import Settings
 
 __all__ = [
     "ErrorCode", "ImagePart", "Preview", "Tier", "Tool", "ToolArgs", "ToolContext", "ToolError", "ToolResult", "tool",
@@ -160,6 +163,11 @@ class Tool:
     decided_as: Callable[[dict[str, Any], ToolContext], tuple[Tool, dict[str, Any]] | None] | None = None
     # Claude Code's names for it that no other facet implies (Grep, Glob, Task): see tools/claude_names.py.
     claude_names: tuple[str, ...] = ()
+    # Offered to a model only when this holds for the settings (web_search: a search backend is configured);
+    # `sneakycode tool` and permission checks know the tool either way.
+    offered_if: Callable[[Settings], bool] | None = None
+    # Its results are URLs the model may fetch next: deny rules on URLs keep a denied one out of them.
+    lists_urls: bool = False
 
     def parameters_schema(self) -> dict[str, Any]:
         return compact_schema(self.args_model.model_json_schema())

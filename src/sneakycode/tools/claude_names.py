@@ -21,6 +21,7 @@ _RENAMED: dict[str, tuple[tuple[str, str], ...]] = {
     "Grep": (("file_pattern", "glob"), ("case_insensitive", "-i"), ("context_lines", "-C"),
              ("max_results", "head_limit")),
     "LS": (("directory_path", "path"),),
+    "WebSearch": (("domains", "allowed_domains"),),
 }
 # Read's window: Claude Code says where to start and how many lines, we say the first and last line.
 _START, _END, _OFFSET, _LIMIT = "start_line", "end_line", "offset", "limit"

@@ -11,13 +11,16 @@ import difflib
 import importlib
 import json
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from sneakycode.errors import ConfigError, ErrorCode, ToolError
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
 from sneakycode.tools.context import start_budget
+
+if TYPE_CHECKING:
+    from sneakycode.config import Settings
 
 MAX_ARGUMENT_DEPTH = 32
 
@@ -30,6 +33,7 @@ TOOL_MODULES = (
     "sneakycode.tools.shell",
     "sneakycode.tools.jobs",
     "sneakycode.tools.web.tools",
+    "sneakycode.tools.web.search",
     "sneakycode.tools.tasks",
     "sneakycode.tools.control",
 )
@@ -67,10 +71,13 @@ def openai_schemas(tools: tuple[Tool, ...] | None = None) -> list[dict[str, Any]
 EDIT_FORMATS = ("replace", "patch", "both")
 
 
-def offered_tools(enabled: list[str] | None, edit_format: str = "both") -> tuple[Tool, ...]:
+def offered_tools(
+    enabled: list[str] | None, edit_format: str = "both", settings: Settings | None = None
+) -> tuple[Tool, ...]:
     """The tools a model is offered: those `enabled` names (None: every one), keeping only the edit tools of
-    `edit_format` unless that would leave none. A tool that ends the run is always offered (without it a run
-    could only end by answering in prose). An unknown name is a ConfigError that lists the known ones."""
+    `edit_format` unless that would leave none, and a tool with an `offered_if` only when `settings` satisfy
+    it (no settings: never). A tool that ends the run is always offered (without it a run could only end by
+    answering in prose). An unknown name is a ConfigError that lists the known ones."""
     everything = all_tools()
     known = [t.name for t in everything]
     if enabled is not None:
@@ -84,6 +91,7 @@ def offered_tools(enabled: list[str] | None, edit_format: str = "both") -> tuple
     if edit_format not in EDIT_FORMATS:
         raise ConfigError(f"tools.edit_format must be one of {', '.join(EDIT_FORMATS)}, got {edit_format!r}")
     chosen = [t for t in everything if t.ends_run or enabled is None or t.name in enabled]
+    chosen = [t for t in chosen if t.offered_if is None or (settings is not None and t.offered_if(settings))]
     if edit_format != "both" and any(t.edit_format == edit_format for t in chosen):
         chosen = [t for t in chosen if t.edit_format in (None, edit_format)]
     return tuple(chosen)

@@ -81,7 +81,7 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     spill_dir = ctx.session_dir / "outputs"
     argv, sandbox, notes, guard = sandboxed(shell_argv(args.command), ctx, cwd, spill_dir)
     budget = max(ctx.output_limit - _MARKER_ROOM, 256)
-    key_env = [ctx.settings.api_key_env] if ctx.settings.api_key_env else []
+    key_env = [name for name in (ctx.settings.api_key_env, ctx.settings.tools.web.search.key_variable) if name]
     env = command_environment(also_remove=key_env, keep=settings.env_keep, strip=settings.env_strip)
     if args.background:
         return start_job(args, ctx, argv, cwd, env, (sandbox, notes, guard))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
@@ -177,21 +178,34 @@ class Fetcher:
         return parsed.copy_with(host=address), extensions, host_header
 
     def _read(self, response: httpx2.Response, url: str) -> tuple[bytes, bool]:
-        """The decoded body up to max_bytes, and whether more was left unread."""
-        limit = self.settings.max_bytes
-        chunks: list[bytes] = []
-        held = 0
-        stream = response.iter_bytes()
-        try:
-            for chunk in stream:
-                checkpoint()
-                room = limit - held
-                if len(chunk) >= room:
-                    chunks.append(chunk[:room])
-                    # Whether anything lies past the limit: one more chunk at most is read to tell.
-                    return b"".join(chunks), len(chunk) > room or any(stream)
-                chunks.append(chunk)
-                held += len(chunk)
-        except httpx2.DecodingError as exc:
-            raise ToolError(ErrorCode.FETCH_FAILED, f"the body of {url} does not decode: {exc}") from None
-        return b"".join(chunks), False
+        return read_limited(response, self.settings.max_bytes, url)
+
+
+def read_limited(
+    response: httpx2.Response,
+    limit: int,
+    url: str,
+    deadline: float | None = None,
+    undecodable: ErrorCode = ErrorCode.FETCH_FAILED,
+) -> tuple[bytes, bool]:
+    """The decoded body up to `limit` bytes, and whether more was left unread (a body that does not decode is
+    an `undecodable` error). `deadline` (a monotonic time): a body still arriving then is a read timeout, so a
+    server that trickles bytes cannot hold a call past it."""
+    chunks: list[bytes] = []
+    held = 0
+    stream = response.iter_bytes()
+    try:
+        for chunk in stream:
+            checkpoint()
+            if deadline is not None and time.monotonic() > deadline:
+                raise httpx2.ReadTimeout(f"{url} was still sending its answer at the deadline")
+            room = limit - held
+            if len(chunk) >= room:
+                chunks.append(chunk[:room])
+                # Whether anything lies past the limit: one more chunk at most is read to tell.
+                return b"".join(chunks), len(chunk) > room or any(stream)
+            chunks.append(chunk)
+            held += len(chunk)
+    except httpx2.DecodingError as exc:
+        raise ToolError(undecodable, f"the body of {url} does not decode: {exc}") from None
+    return b"".join(chunks), False

@@ -1,8 +1,8 @@
 """web_fetch: a web page as Markdown or text, one bounded window at a time.
 
 The page is fetched once (fetch.py), converted (convert.py) and kept in the session's cache (cache.py), so
-the next window (`start=N`) and a repeated fetch within 15 minutes cost no request. No search engine is
-built in: web search comes through MCP servers.
+the next window (`start=N`) and a repeated fetch within 15 minutes cost no request. Searching is web_search's
+(search.py), which never fetches a result itself: the model reads one here, under these rules.
 """
 
 from __future__ import annotations
