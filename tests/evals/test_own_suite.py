@@ -99,3 +99,27 @@ def test_swebench_instances_run_as_an_eval(tmp_path: Path) -> None:
     assert card["suite"] == {"name": "instances", "version": "swebench", "tasks": 1, "folder": str(instances)}
     assert [(row["id"], row["solved"], row["language"]) for row in card["tasks"]] == [("acme__calc-1", True,
                                                                                        "swebench")]  # fmt: skip
+
+
+def test_python_bytecode_beside_a_suite_is_not_part_of_its_tasks(tmp_path: Path) -> None:
+    """pip byte-compiles an installed package, the bundled suite included: the __pycache__ folders it leaves in
+    a task's repo/, hidden/ and solution/ are not task files, and the check still passes."""
+    import shutil
+
+    from sneakycode.evals.check import check_task
+    from sneakycode.evals.suite import load_suite
+
+    source = load_suite("core").folder
+    copy = tmp_path / "core"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    task = copy / "tasks" / "py-slugify"
+    for part in ("repo", "hidden", "solution"):
+        cache = task / part / "__pycache__"
+        cache.mkdir(exist_ok=True)
+        (cache / "module.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00binary")
+    suite = load_suite(str(copy))
+    found = next(t for t in suite.tasks if t.id == "py-slugify")
+    assert not any("__pycache__" in name for name in found.files)
+    assert not any("__pycache__" in name for name in found.hidden)
+    result = check_task(found)
+    assert result.honest, result

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sneakycode.evals.suite import EvalTask
+from sneakycode.evals.suite import BYTECODE, EvalTask
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.supervise import run_process
 
@@ -57,11 +57,11 @@ def _run_test(task: EvalTask, root: Path) -> tuple[bool, str]:
 def check_task(task: EvalTask) -> CheckResult:
     with tempfile.TemporaryDirectory(prefix=f"sneakycode-eval-check-{task.id}-") as scratch:
         root = Path(scratch) / "repo"
-        shutil.copytree(task.repo_dir, root)
+        shutil.copytree(task.repo_dir, root, ignore=shutil.ignore_patterns(*BYTECODE))
         _write_hidden(task, root)
         passed_before, before = _run_test(task, root)
         if task.solution_dir.is_dir():
-            shutil.copytree(task.solution_dir, root, dirs_exist_ok=True)
+            shutil.copytree(task.solution_dir, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*BYTECODE))
         _write_hidden(task, root)  # a solution never replaces the hidden test
         passed_after, after = _run_test(task, root)
     return CheckResult(task.id, not passed_before, passed_after, before, after)

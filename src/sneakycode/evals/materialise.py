@@ -17,7 +17,7 @@ from pathlib import Path
 
 from sneakycode.batch.spec import TaskSpec
 from sneakycode.errors import ConfigError
-from sneakycode.evals.suite import EvalTask
+from sneakycode.evals.suite import BYTECODE, EvalTask
 from sneakycode.process.supervise import run_process
 
 GIT_TIMEOUT = 60.0
@@ -45,7 +45,7 @@ def make_repository(source: Path, target: Path) -> Path:
     """`source` copied to `target` as a git repository with one commit (a copy left by an earlier run is
     made again)."""
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*BYTECODE))
     _git(["init", "-q", "-b", "main"], target)
     _git(["add", "-A"], target)
     _git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "the task's starting point"], target)

@@ -54,7 +54,7 @@ class EvalTask:
     @property
     def files(self) -> list[str]:
         """The repository's files as the model first sees them."""
-        return sorted(str(p.relative_to(self.repo_dir)) for p in self.repo_dir.rglob("*") if p.is_file())
+        return sorted(str(p.relative_to(self.repo_dir)) for p in task_files(self.repo_dir))
 
 
 @dataclass(frozen=True)
@@ -102,10 +102,21 @@ def _read_toml(path: Path) -> dict[str, object]:
         raise ConfigError(f"{path}: {exc}") from None
 
 
+BYTECODE = ("__pycache__", "*.pyc")
+"""What Python leaves beside a suite's files: pip byte-compiles an installed package, the suite included, so
+an installed suite's folders hold it; it is never part of a task."""
+
+
+def task_files(folder: Path) -> list[Path]:
+    """The files of a task's folder (repo/, hidden/, solution/), without Python's bytecode."""
+    return sorted(p for p in folder.rglob("*")
+                  if p.is_file() and "__pycache__" not in p.relative_to(folder).parts and p.suffix != ".pyc")
+
+
 def _hidden_files(folder: Path, problems: list[str]) -> dict[str, str]:
     hidden: dict[str, str] = {}
     total = 0
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+    for path in task_files(folder):
         relative = str(path.relative_to(folder))
         try:
             text = path.read_text(encoding="utf-8")
