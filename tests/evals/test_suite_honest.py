@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from sneakycode.evals.check import check_task
-from sneakycode.evals.suite import KINDS, EvalTask, load_suite
+from sneakycode.evals.suite import KINDS, EvalTask, load_suite, task_files
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import run_cli
 
@@ -37,7 +37,7 @@ def test_the_core_suite_is_versioned_and_covers_what_it_promises() -> None:
 
 
 def _solution_files(task: EvalTask) -> list[str]:
-    return [str(p.relative_to(task.solution_dir)) for p in task.solution_dir.rglob("*") if p.is_file()]
+    return [str(p.relative_to(task.solution_dir)) for p in task_files(task.solution_dir)]
 
 
 @pytest.mark.slow
