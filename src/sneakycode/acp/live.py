@@ -173,7 +173,8 @@ class LiveSession:
     async def flush(self) -> None:
         """Wait until everything queued so far has been handed to the client."""
         done: asyncio.Future[None] = self.loop.create_future()
-        self._queue.put_nowait((_FLUSH, None, done))
+        # Queued the way `post` queues (a callback), so it lands behind every update posted before it.
+        self.loop.call_soon_threadsafe(self._queue.put_nowait, (_FLUSH, None, done))
         await done
 
     async def _pump(self) -> None:

@@ -184,6 +184,7 @@ def replayed(messages: list[dict[str, Any]], tool_for: Any, ctx: ToolContext) ->
     """A saved conversation as the updates that would have shown it: the user's requests, the replies, each
     tool call (completed or failed, with what the model was told). The system prompt is not shown."""
     updates: list[Any] = []
+    finishing: set[str] = set()
     for message in messages:
         role = message.get("role")
         if role == "user" and not message.get("tool_images"):
@@ -199,6 +200,9 @@ def replayed(messages: list[dict[str, Any]], tool_for: Any, ctx: ToolContext) ->
                 name = str(function.get("name", ""))
                 arguments = parse_arguments(str(function.get("arguments", "")))
                 found = tool_for(name)
+                if found is not None and found.ends_run:  # finish: its message was the reply
+                    finishing.add(str(call.get("id", "")))
+                    continue
                 paths = found.path_arguments(arguments) if found is not None else []
                 updates.append(schema.ToolCallStart(
                     session_update="tool_call", tool_call_id=str(call.get("id", "")),
@@ -208,6 +212,9 @@ def replayed(messages: list[dict[str, Any]], tool_for: Any, ctx: ToolContext) ->
                 ))
         elif role == "tool":
             text = _content_text(message.get("content"))
+            if str(message.get("tool_call_id", "")) in finishing:
+                updates.append(message_text(text))
+                continue
             failed = text.startswith("Error [")
             updates.append(tool_call_done(str(message.get("tool_call_id", "")), not failed, text, None))
     return updates
