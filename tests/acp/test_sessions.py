@@ -54,7 +54,7 @@ def test_a_saved_session_is_loaded_with_its_history_replayed_and_goes_on(ws: Pat
     assert answer.stop_reason == "end_turn" and second.text().endswith("Still x = 1.")
     # The model got the whole conversation back: the loaded session continued, it did not start afresh.
     sent = server.requests[-1].body["messages"]
-    assert [m["content"] for m in sent if m["role"] == "user"][0] == "what is in calc.py?"
+    assert next(m["content"] for m in sent if m["role"] == "user") == "what is in calc.py?"
 
 
 def test_loading_a_session_that_does_not_exist_is_a_clear_error(ws: Path, server: ScriptedServer) -> None:

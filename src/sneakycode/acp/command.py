@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 STDIO_LIMIT = 50 * 1024 * 1024  # a line may carry an image: the SDK's own limit
+WIND_DOWN_SECONDS = 5.0  # after the input ends, for answers already under way
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +71,7 @@ async def serve(workspace: Path | None) -> None:
     try:
         with contextlib.suppress(asyncio.CancelledError):
             await listening
+        await agent.wind_down(WIND_DOWN_SECONDS)
     finally:
         await agent.shutdown()
         with contextlib.suppress(Exception):

@@ -5,6 +5,8 @@ the workspace, its MCP servers as `mcp_servers`), the same root as the terminal'
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,16 @@ class SneakyAgent:
         self.client: Client | None = None
         self.client_capabilities: schema.ClientCapabilities | None = None
         self.sessions: dict[str, LiveSession] = {}
+        self._in_flight = 0
+
+    @contextlib.contextmanager
+    def _answering(self) -> Iterator[None]:
+        """Counts a request being answered, so the end of input lets the answers already under way go out."""
+        self._in_flight += 1
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
 
     def on_connect(self, conn: Client) -> None:
         self.client = conn
@@ -65,7 +77,8 @@ class SneakyAgent:
                          client_info: schema.Implementation | None = None, **_: Any) -> schema.InitializeResponse:
         # One protocol version exists (1): a client asking for another is answered with ours, and decides.
         self.client_capabilities = client_capabilities
-        images = await in_thread(self._model_takes_images, "sneakycode-acp-init")
+        with self._answering():
+            images = await in_thread(self._model_takes_images, "sneakycode-acp-init")
         return schema.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(
@@ -137,12 +150,17 @@ class SneakyAgent:
                                                  available_commands=listed))
 
     async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> schema.NewSessionResponse:
-        live = await self._open(cwd, mcp_servers, None)
+        with self._answering():
+            live = await self._open(cwd, mcp_servers, None)
         asyncio.get_running_loop().call_soon(self._announce, live)
         return schema.NewSessionResponse(session_id=live.session_id, modes=self._modes(live))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **_: Any) -> schema.LoadSessionResponse:
+        with self._answering():
+            return await self._load(cwd, session_id, mcp_servers)
+
+    async def _load(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> schema.LoadSessionResponse:
         live = await self._open(cwd, mcp_servers, session_id)
         assert live.session is not None
         saved = live.session.parts.saved
@@ -184,7 +202,8 @@ class SneakyAgent:
             raise RequestError.invalid_request({"sessionId": "a prompt is already running in this session"})
         live.prompting = True
         try:
-            return await self._prompt(live, prompt)
+            with self._answering():
+                return await self._prompt(live, prompt)
         finally:
             live.prompting = False
 
@@ -223,6 +242,16 @@ class SneakyAgent:
                                                              else None))
 
     # ---- the end -------------------------------------------------------------------------------
+
+    async def wind_down(self, grace: float) -> None:
+        """The input has ended: every turn is cancelled, and the answers under way (a cancelled prompt's
+        `cancelled`, an initialize sent just before the end) get up to `grace` seconds to go out."""
+        for live in self.sessions.values():
+            live.cancel()
+        deadline = asyncio.get_running_loop().time() + grace
+        while self._in_flight and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.05)  # the answers' own sends, queued as their handlers returned
 
     async def shutdown(self) -> None:
         """The client has gone (or asked us to stop): every turn cancelled, then every session closed, so its
