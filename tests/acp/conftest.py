@@ -106,3 +106,35 @@ def _loopback(monkeypatch: pytest.MonkeyPatch) -> None:
 def server() -> Any:
     with ScriptedServer({"steps": []}) as running:
         yield running
+
+
+class EditorWithFiles(Editor):
+    """An editor that offers its files: `buffers` are open files with unsaved text (by absolute path)."""
+
+    def __init__(self, answers: list[str] | None = None) -> None:
+        super().__init__(answers)
+        self.buffers: dict[str, str] = {}
+        self.read_paths: list[str] = []
+        self.written: list[tuple[str, str]] = []
+        self.terminals: list[str] = []
+
+    async def read_text_file(self, session_id: str, path: str, line: int | None = None, limit: int | None = None,
+                             **_: Any) -> schema.ReadTextFileResponse:
+        self.read_paths.append(path)
+        text = self.buffers[path] if path in self.buffers else Path(path).read_text()
+        return schema.ReadTextFileResponse(content=text)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> None:
+        self.written.append((path, content))
+        self.buffers[path] = content
+        Path(path).write_text(content)  # as an editor saves its buffer
+
+    async def create_terminal(self, session_id: str, command: str, **_: Any) -> schema.CreateTerminalResponse:
+        self.terminals.append(command)
+        raise RuntimeError("a command reached the editor's terminal")
+
+
+def run_cli_in(ws: Path, *argv: str) -> Any:
+    from tests.conftest import run_cli
+
+    return run_cli(*argv, "--workspace", str(ws), env={"PYTHONPATH": SRC})

@@ -25,6 +25,7 @@ from sneakycode.tools.registry import get_tool
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
+    from sneakycode.acp.client_fs import EditorFiles
     from sneakycode.api.session import Session
     from sneakycode.tools.base import Tool
 
@@ -75,6 +76,7 @@ class LiveSession:
         self._lock = threading.Lock()
         self._working = threading.Lock()  # held by the worker thread while a turn (or /compact) runs
         self.prompting = False
+        self.files: EditorFiles | None = None  # the editor's files, when the client offers them
 
     def start_pump(self) -> None:
         self._pump_task = self.loop.create_task(self._pump(), name=f"acp-pump-{self.session_id}")
@@ -110,6 +112,9 @@ class LiveSession:
                 self.post(updates.status_update(event["id"], "in_progress"))
         elif event["type"] == "tool_result":
             self._tool_result(event["id"], event["success"], event["content"])
+        elif event["type"] == "progress":  # a long call: how long, and its latest line of output
+            line = f"{event['elapsed']}s" + (f": {event['last_line']}" if event["last_line"] else "")
+            self.post(updates.progress_update(event["id"], line))
         elif event["type"] == "tasks":
             self.post(updates.plan_of(event["tasks"]))
         elif event["type"] == "notice":  # said to the user; an internal error's traceback never leaves the process
@@ -133,7 +138,13 @@ class LiveSession:
                 self.post(updates.message_text(content))
             return
         with self._lock:
-            _name, _arguments, diff = self._pending.pop(call_id, ("", {}, None))
+            name, arguments, diff = self._pending.pop(call_id, ("", {}, None))
+        found = self.tool_for(name) if name else None
+        if success and self.files is not None and self.session is not None and updates.tool_kind(found) == "edit":
+            assert found is not None
+            for path, folder in found.path_arguments(arguments):
+                if not folder:  # before the result goes out, so the editor shows the edit it reports
+                    self.files.show_written(self.session.ctx, path)
         self.post(updates.tool_call_done(call_id, success, content, diff))
 
     def pending_call(self, name: str, arguments: dict[str, Any]) -> tuple[str, schema.FileEditToolCallContent | None]:

@@ -15,6 +15,7 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.interfaces import Client
 
 from sneakycode.acp import commands, updates
+from sneakycode.acp.client_fs import EditorFiles
 from sneakycode.acp.live import LiveSession, in_thread
 from sneakycode.acp.permission import EditorApprover
 from sneakycode.acp.prompt import PromptProblem, build_request
@@ -132,6 +133,10 @@ class SneakyAgent:
         except SneakyError as exc:
             raise RequestError(-32603, f"The session cannot start: {exc}") from None
         self.sessions[live.session_id] = live
+        fs = self.client_capabilities.fs if self.client_capabilities is not None else None
+        if fs is not None and fs.read_text_file and fs.write_text_file and live.session is not None:
+            live.files = EditorFiles(self.client, live.loop, live.session_id)
+            live.session.ctx.workspace.editor_text = live.files.text_of
         live.start_pump()
         return live
 
@@ -210,8 +215,9 @@ class SneakyAgent:
     async def _prompt(self, live: LiveSession, blocks: list[Any]) -> schema.PromptResponse:
         session = live.session
         assert session is not None
-        try:
-            request = build_request(blocks, session.agent.gate, session.ctx.supports_images, session.model)
+        try:  # on a worker thread: a file dragged in is read as the editor holds it, which means asking it
+            request = await in_thread(lambda: build_request(blocks, session.agent.gate, session.ctx.supports_images,
+                                                            session.model), "sneakycode-acp-prompt")
         except PromptProblem as exc:
             raise RequestError.invalid_params({"prompt": str(exc)}) from None
         for problem in request.problems:

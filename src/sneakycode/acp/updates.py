@@ -153,6 +153,12 @@ def status_update(call_id: str, status: schema.ToolCallStatus) -> schema.ToolCal
     return schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, status=status)
 
 
+def progress_update(call_id: str, line: str) -> schema.ToolCallProgress:
+    """A running call's heartbeat (run_command's latest output line), shown in place until it ends."""
+    return schema.ToolCallProgress(session_update="tool_call_update", tool_call_id=call_id, status="in_progress",
+                                   content=[tool_content(text_block(shown_result(line)))])
+
+
 def plan_of(tasks: list[dict[str, str]]) -> schema.AgentPlanUpdate:
     """update_tasks' list as the editor's plan (every entry medium priority: our tasks have none)."""
     entries = []
