@@ -10,7 +10,7 @@ from typing import Any
 from acp import schema, text_block
 
 from sneakycode.testing.server import ScriptedServer
-from tests.acp.conftest import Editor, call, finish, initialized, run, running_agent
+from tests.acp.conftest import Editor, agent_env, call, finish, initialized, run, running_agent
 
 CALC = "def add(a, b):\n    return a - b\n"
 
@@ -137,8 +137,6 @@ def stop_reason_for(ws: Path, server: ScriptedServer, steps: list[dict[str, Any]
 
 
 def test_stop_reasons_say_why_a_turn_ended(ws: Path, server: ScriptedServer) -> None:
-    from tests.acp.conftest import agent_env
-
     assert stop_reason_for(ws, server, [{"content": "No.", "finish_reason": "content_filter"}]) == "refusal"
     assert stop_reason_for(ws, server, [{"content": "Cut sh", "finish_reason": "length"}]) == "max_tokens"
     turns = agent_env(server, SNEAKYCODE_MAX_TURNS="1")
@@ -165,3 +163,24 @@ def test_a_second_prompt_while_one_runs_is_refused_and_the_first_ends_normally(
 
     first, second = run(go)
     assert first.stop_reason == "end_turn" and "already running" in str(getattr(second, "data", second))
+
+
+def test_a_failed_model_request_is_a_json_rpc_error_and_the_session_stays_usable(
+        ws: Path, server: ScriptedServer) -> None:
+    server.add_steps([{"fault": "status", "status": 401, "message": "bad key"}, {"content": "Back."}])
+    editor = Editor()
+
+    async def go() -> tuple[Any, Any]:
+        async with running_agent(editor, server, env=agent_env(server, SNEAKYCODE_MAX_RETRIES="0")) as (conn, _p):
+            await initialized(conn)
+            new = await conn.new_session(cwd=str(ws), mcp_servers=[])
+            try:
+                failed: Any = await conn.prompt(session_id=new.session_id, prompt=[text_block("first")])
+            except Exception as exc:
+                failed = exc
+            again = await conn.prompt(session_id=new.session_id, prompt=[text_block("second")])
+            return failed, again
+
+    failed, again = run(go)
+    assert getattr(failed, "code", None) == -32603 and "model request failed" in str(failed).lower()
+    assert again.stop_reason == "end_turn" and editor.text().endswith("Back.")
