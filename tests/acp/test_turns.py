@@ -184,3 +184,23 @@ def test_a_failed_model_request_is_a_json_rpc_error_and_the_session_stays_usable
     failed, again = run(go)
     assert getattr(failed, "code", None) == -32603 and "model request failed" in str(failed).lower()
     assert again.stop_reason == "end_turn" and editor.text().endswith("Back.")
+
+
+def test_a_subagents_calls_are_shown_under_their_own_ids_and_its_finish_is_not_the_reply(
+        ws: Path, server: ScriptedServer) -> None:
+    (ws / "retry.py").write_text("RETRY_LIMIT = 3\n")
+    server.add_steps([
+        call("task", agent="explore", prompt="Where is RETRY_LIMIT set?", description="find retry limit"),
+        call("read_file", file_path="retry.py"),
+        finish("retry.py line 1"),
+        finish("RETRY_LIMIT is 3, in retry.py."),
+    ])
+    editor = Editor()
+    [response] = one_session(editor, server, ws, "where is the retry limit?")
+    assert response.stop_reason == "end_turn"
+    ids = [s.tool_call_id for s in starts(editor)]
+    assert len(ids) == len(set(ids)) == 2
+    task, read = starts(editor)
+    assert task.kind in ("think", "other") and read.kind == "read" and read.tool_call_id.startswith("explore")
+    assert ends(editor)[read.tool_call_id].status == "completed"
+    assert editor.text() == "RETRY_LIMIT is 3, in retry.py."

@@ -73,10 +73,15 @@ class LiveSession:
         self._asks: set[asyncio.Task[None]] = set()
         self._pending: dict[str, tuple[str, dict[str, Any], schema.FileEditToolCallContent | None]] = {}
         self._finishing: set[str] = set()
+        self._quiet: set[str] = set()
         self._lock = threading.Lock()
         self._working = threading.Lock()  # held by the worker thread while a turn (or /compact) runs
         self.prompting = False
         self.files: EditorFiles | None = None  # the editor's files, when the client offers them
+
+    @property
+    def pumping(self) -> bool:
+        return self._pump_task is not None
 
     def start_pump(self) -> None:
         self._pump_task = self.loop.create_task(self._pump(), name=f"acp-pump-{self.session_id}")
@@ -98,32 +103,38 @@ class LiveSession:
             if event["type"] == "notice":
                 self.post(updates.message_text(f"\n_{event['message']}_\n"))
             return
-        sub = "agent" in event  # a subagent's text and reasoning are its own business; its calls are shown
+        # A subagent's text, reasoning and task list are its own business; its calls are shown, their ids
+        # prefixed with its name (its calls are numbered like the main agent's).
+        agent = event.get("agent")
+        prefix = f"{agent}/" if agent else ""
         if event["type"] == "text_delta":
-            if not sub:
+            if not agent:
                 self.post(updates.message_text(event["text"]))
         elif event["type"] == "reasoning":
-            if not sub:
+            if not agent:
                 self.post(updates.thought_text(event["text"]))
         elif event["type"] == "tool_call":
-            self._tool_call(event["id"], event["name"], event["arguments"])
+            self._tool_call(prefix + event["id"], event["name"], event["arguments"], sub=bool(agent))
         elif event["type"] == "permission":
             if event["outcome"] == "approved":
-                self.post(updates.status_update(event["id"], "in_progress"))
+                self.post(updates.status_update(prefix + event["id"], "in_progress"))
         elif event["type"] == "tool_result":
-            self._tool_result(event["id"], event["success"], event["content"])
+            self._tool_result(prefix + event["id"], event["success"], event["content"])
         elif event["type"] == "progress":  # a long call: how long, and its latest line of output
             line = f"{event['elapsed']}s" + (f": {event['last_line']}" if event["last_line"] else "")
-            self.post(updates.progress_update(event["id"], line))
+            self.post(updates.progress_update(prefix + event["id"], line))
         elif event["type"] == "tasks":
-            self.post(updates.plan_of(event["tasks"]))
+            if not agent:
+                self.post(updates.plan_of(event["tasks"]))
         elif event["type"] == "notice":  # said to the user; an internal error's traceback never leaves the process
             self.post(updates.message_text(f"\n_{event['message']}_\n"))
 
-    def _tool_call(self, call_id: str, name: str, raw: str) -> None:
+    def _tool_call(self, call_id: str, name: str, raw: str, sub: bool = False) -> None:
         found = self.tool_for(name)
-        if found is not None and found.ends_run:  # finish: its message is the reply, shown as text
+        if found is not None and found.ends_run:  # finish: the main agent's message is the reply, shown as text
             self._finishing.add(call_id)
+            if sub:  # a subagent's reaches the model as the task's result, not the user as the reply
+                self._quiet.add(call_id)
             return
         assert self.session is not None
         start, diff = updates.tool_call_start(call_id, found, name, raw, self.session.ctx)
@@ -134,8 +145,9 @@ class LiveSession:
     def _tool_result(self, call_id: str, success: bool, content: str) -> None:
         if call_id in self._finishing:
             self._finishing.discard(call_id)
-            if success:
+            if success and call_id not in self._quiet:
                 self.post(updates.message_text(content))
+            self._quiet.discard(call_id)
             return
         with self._lock:
             name, arguments, diff = self._pending.pop(call_id, ("", {}, None))

@@ -137,7 +137,6 @@ class SneakyAgent:
         if fs is not None and fs.read_text_file and fs.write_text_file and live.session is not None:
             live.files = EditorFiles(self.client, live.loop, live.session_id)
             live.session.ctx.workspace.editor_text = live.files.text_of
-        live.start_pump()
         return live
 
     def _modes(self, live: LiveSession) -> schema.SessionModeState:
@@ -148,8 +147,11 @@ class SneakyAgent:
             schema.SessionMode(id=mode, name=MODES[mode][0], description=MODES[mode][1]) for mode in shown])
 
     def _announce(self, live: LiveSession) -> None:
-        """After the response (queued behind it): the commands the session offers."""
+        """After the response (queued behind it): what assembling the session said, then the commands it
+        offers. A client learns of a new session from the response, so nothing about it may come first."""
         assert live.session is not None
+        if not live.pumping:
+            live.start_pump()
         listed = commands.available(live.session)
         live.post(schema.AvailableCommandsUpdate(session_update="available_commands_update",
                                                  available_commands=listed))
@@ -163,11 +165,19 @@ class SneakyAgent:
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                            **_: Any) -> schema.LoadSessionResponse:
         with self._answering():
+            earlier = self.sessions.pop(session_id, None)
+            if earlier is not None:  # loaded again in this connection: the open one ends first
+                earlier.cancel()
+                await earlier.stop()
+                if earlier.session is not None:
+                    await in_thread(partial(earlier.close_after_turn, earlier.session, WIND_DOWN_SECONDS),
+                                    "sneakycode-acp-close")
             return await self._load(cwd, session_id, mcp_servers)
 
     async def _load(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> schema.LoadSessionResponse:
         live = await self._open(cwd, mcp_servers, session_id)
         assert live.session is not None
+        live.start_pump()  # the client named this session: its history may come before the answer
         saved = live.session.parts.saved
         for update in updates.replayed((saved.messages if saved else [])[1:], live.tool_for, live.session.ctx):
             live.post(update)
@@ -215,6 +225,8 @@ class SneakyAgent:
     async def _prompt(self, live: LiveSession, blocks: list[Any]) -> schema.PromptResponse:
         session = live.session
         assert session is not None
+        if not live.pumping:  # (a prompt cannot come before the new session's answer, after which it runs)
+            live.start_pump()
         try:  # on a worker thread: a file dragged in is read as the editor holds it, which means asking it
             request = await in_thread(lambda: build_request(blocks, session.agent.gate, session.ctx.supports_images,
                                                             session.model), "sneakycode-acp-prompt")
