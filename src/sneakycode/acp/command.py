@@ -1,9 +1,7 @@
 """`sneakycode acp [--workspace DIR]`: the editor protocol on stdio until the client goes.
 
-The protocol owns stdout. Anything else that would write to descriptor 1 (a stray print, a library, a child
-that inherits it) would corrupt the stream, so the protocol gets its own duplicate of stdout and descriptor
-1 is pointed at stderr for the rest of the process. The SDK logs through `logging`; those lines (and their
-tracebacks) go nowhere unless --verbose asks for one line each on stderr.
+The protocol owns stdout (see stdio.py). The SDK logs through `logging` and warns through `warnings`;
+those lines (and their tracebacks) go nowhere unless --verbose asks for one line each on stderr.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 import sys
 from pathlib import Path
@@ -40,26 +37,18 @@ def _quiet_logging(verbose: bool) -> None:
     handler: logging.Handler = logging.StreamHandler(sys.stderr) if verbose else logging.NullHandler()
     handler.setFormatter(_OneLine("sneakycode acp: %(message)s"))
     root.addHandler(handler)
-
-
-async def _streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, protocol_out)
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
-    return reader, writer
+    # The SDK warns (UserWarning) when a client calls an unstable method; a warning is a log line here too.
+    logging.captureWarnings(True)
 
 
 async def serve(workspace: Path | None) -> None:
     from acp.agent.connection import AgentSideConnection
 
     from sneakycode.acp.server import SneakyAgent
+    from sneakycode.acp.stdio import protocol_streams
     from sneakycode.acp.wire import StdioWire
 
-    reader, writer = await _streams()
+    reader, writer = await protocol_streams(STDIO_LIMIT)
     wire = StdioWire(reader, writer)
     agent = SneakyAgent(workspace)
     connection = AgentSideConnection(cast(Any, agent), wire, listening=False)  # implements what it offers

@@ -11,6 +11,8 @@ import contextlib
 import json
 from typing import Any
 
+from sneakycode.acp.stdio import ByteSink
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
@@ -42,7 +44,7 @@ def problem_with(message: Any) -> dict[str, Any] | None:
 class StdioWire:
     """The SDK's Transport (send, receive, close) over asyncio byte streams."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, reader: asyncio.StreamReader, writer: ByteSink) -> None:
         self.reader = reader
         self.writer = writer
         self._writing = asyncio.Lock()
