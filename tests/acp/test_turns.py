@@ -7,6 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import schema, text_block
 
 from sneakycode.testing.server import ScriptedServer
@@ -136,11 +137,14 @@ def stop_reason_for(ws: Path, server: ScriptedServer, steps: list[dict[str, Any]
     return str(response.stop_reason)
 
 
-def test_stop_reasons_say_why_a_turn_ended(ws: Path, server: ScriptedServer) -> None:
-    assert stop_reason_for(ws, server, [{"content": "No.", "finish_reason": "content_filter"}]) == "refusal"
-    assert stop_reason_for(ws, server, [{"content": "Cut sh", "finish_reason": "length"}]) == "max_tokens"
-    turns = agent_env(server, SNEAKYCODE_MAX_TURNS="1")
-    assert stop_reason_for(ws, server, [call("list_dir")], env=turns) == "max_turn_requests"
+@pytest.mark.parametrize(("steps", "more_env", "expected"), [
+    ([{"content": "No.", "finish_reason": "content_filter"}], {}, "refusal"),
+    ([{"content": "Cut sh", "finish_reason": "length"}], {}, "max_tokens"),
+    ([call("list_dir")], {"SNEAKYCODE_MAX_TURNS": "1"}, "max_turn_requests"),
+], ids=["refusal", "reply-cut-at-its-cap", "max-turns"])
+def test_stop_reasons_say_why_a_turn_ended(ws: Path, server: ScriptedServer, steps: list[dict[str, Any]],
+                                           more_env: dict[str, str], expected: str) -> None:
+    assert stop_reason_for(ws, server, steps, env=agent_env(server, **more_env)) == expected
 
 
 def test_a_second_prompt_while_one_runs_is_refused_and_the_first_ends_normally(
