@@ -208,3 +208,15 @@ def test_a_subagents_calls_are_shown_under_their_own_ids_and_its_finish_is_not_t
     assert task.kind in ("think", "other") and read.kind == "read" and read.tool_call_id.startswith("explore")
     assert ends(editor)[read.tool_call_id].status == "completed"
     assert editor.text() == "RETRY_LIMIT is 3, in retry.py."
+
+
+def test_a_deny_rule_holds_whatever_the_editor_would_answer(ws: Path, server: ScriptedServer) -> None:
+    (ws / ".sneakycode").mkdir()
+    (ws / ".sneakycode" / "config.toml").write_text('[permissions]\ndeny = ["run_command(touch:*)"]\n')
+    server.add_steps([call("run_command", command="touch forbidden"), finish("Could not.")])
+    editor = Editor(["allow_always"])
+    [response] = one_session(editor, server, ws, "touch it")
+    assert response.stop_reason == "end_turn"
+    assert editor.asked == [] and not (ws / "forbidden").exists()
+    [command] = starts(editor)
+    assert ends(editor)[command.tool_call_id].status == "failed"
