@@ -43,7 +43,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | acp "
+            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
