@@ -146,14 +146,14 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
             "changes."
         )
         parser.add_argument("--revoke", action="store_true", help="stop trusting this workspace")
-    elif name == "batch":
-        from sneakycode.cli.batch import add_batch_arguments
-
-        add_batch_arguments(parser)
     elif name == "acp":
         from sneakycode.acp.command import add_arguments
 
         add_arguments(parser)
+    elif name == "batch":
+        from sneakycode.cli.batch import add_batch_arguments
+
+        add_batch_arguments(parser)
     _add_workspace(parser)
     return parser
 
@@ -213,14 +213,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.trust_command import run_trust_command
 
         return run_trust_command(args)
-    if name == "batch":
-        from sneakycode.cli.batch import run_batch_command
-
-        return run_batch_command(args)
     if name == "acp":
         from sneakycode.acp.command import run_acp
 
         return run_acp(args)
+    if name == "batch":
+        from sneakycode.cli.batch import run_batch_command
+
+        return run_batch_command(args)
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)
