@@ -14,7 +14,7 @@ from typing import TextIO
 
 from sneakycode.cli.exit_codes import ExitCode
 
-SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval", "review")
+SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval", "review", "acp")
 
 
 MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
@@ -44,7 +44,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
             "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval | "
-            "review [--base REF | --staged | --commit SHA] "
+            "review [--base REF | --staged | --commit SHA] | acp (editors, over stdio) "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -149,6 +149,10 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
             "changes."
         )
         parser.add_argument("--revoke", action="store_true", help="stop trusting this workspace")
+    elif name == "acp":
+        from sneakycode.acp.command import add_arguments
+
+        add_arguments(parser)
     elif name == "batch":
         from sneakycode.cli.batch import add_batch_arguments
 
@@ -220,6 +224,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.trust_command import run_trust_command
 
         return run_trust_command(args)
+    if name == "acp":
+        from sneakycode.acp.command import run_acp
+
+        return run_acp(args)
     if name == "batch":
         from sneakycode.cli.batch import run_batch_command
 

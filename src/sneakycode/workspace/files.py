@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +37,7 @@ from sneakycode.workspace.near_misses import near_misses
 from sneakycode.workspace.paths import contains, escaped, locate, written_problem
 from sneakycode.workspace.protected import protection
 from sneakycode.workspace.textfiles import TextFile, TextFormat, decode_text, encode_text, sha256_bytes, short_diff
+from sneakycode.workspace.textfiles import as_held as as_the_editor_holds_it
 
 __all__ = [
     "LedgerEntry",
@@ -72,6 +73,8 @@ class Workspace:
         self.max_file_size_bytes = max_file_size_bytes
         self.journal = journal
         self.ledger = ReadLedger()
+        # An editor face (`sneakycode acp`): a file's real path -> its text in the editor, or None (textfiles.as_held).
+        self.editor_text: Callable[[Path], str | None] | None = None
 
     # ---- paths -------------------------------------------------------------------------------------
 
@@ -206,6 +209,9 @@ class Workspace:
         if len(raw) > self.max_file_size_bytes:
             raise self._too_large(user_path, len(raw))
         text, fmt = decode_text(raw, repr(user_path))
+        if self.editor_text is not None:
+            held = self.editor_text(opened.path)
+            text, raw = as_the_editor_holds_it(held, text, fmt, raw, self.max_file_size_bytes)
         return TextFile(
             path=opened.path,
             text=text,

@@ -82,6 +82,23 @@ def encode_text(text: str, fmt: TextFormat) -> bytes:
     return data
 
 
+def as_held(held: str | None, text: str, fmt: TextFormat, raw: bytes, limit: int) -> tuple[str, bytes]:
+    """A file's text and bytes as an editor holds it (`held`, unsaved changes included) when that differs
+    from the disk's `text`: the text as if saved in the file's own format, so the read ledger's hash, stale
+    detection and the edit tools all work on what the user sees. None, text the format cannot hold, or bytes
+    over `limit` leave the disk's."""
+    if held is None:
+        return text, raw
+    held = held.replace("\r\n", "\n")
+    if held == text:
+        return text, raw
+    try:
+        data = encode_text(held, fmt)
+    except UnicodeEncodeError:
+        return text, raw
+    return (held, data) if len(data) <= limit else (text, raw)
+
+
 def _bom_for(encoding: str) -> bytes:
     return next(mark for mark, enc in _UTF16_BOMS.items() if enc == encoding)
 

@@ -21,6 +21,7 @@ from sneakycode.cli.ui.previews import edit_preview, render_rows
 from sneakycode.cli.ui.rules_saving import Saved, allow_for_session, always_rules, save_to_project, save_to_user
 from sneakycode.config import PROJECT_CONFIG, user_config_path
 from sneakycode.errors import ConfigError
+from sneakycode.permissions.always import session_key
 from sneakycode.permissions.gate import Declined
 from sneakycode.tools.base import Preview, ToolContext
 from sneakycode.tools.registry import get_tool
@@ -28,15 +29,6 @@ from sneakycode.tools.registry import get_tool
 PREVIEW_LINES = 40
 QUESTION = "[y]es  [n]o  [a]lways...  [t] no, and tell it what to do instead > "
 SAID = {"y": "yes", "n": "no", "t": "no"}
-
-
-def session_key(tool_name: str, arguments: dict[str, Any]) -> str:
-    """What "always" approves for the rest of the session when no rule can (an ask rule covers the call):
-    the same tool, or for a tool that runs a command line, the same command line."""
-    found = get_tool(tool_name)
-    if found is not None and found.command is not None:
-        return f"{tool_name}({arguments.get(found.command, '')})"
-    return tool_name
 
 
 def preview(tool_name: str, arguments: dict[str, Any]) -> Preview:

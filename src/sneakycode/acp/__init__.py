@@ -1,0 +1,11 @@
+"""The Agent Client Protocol face: `sneakycode acp` lets an editor (Zed, JetBrains, Neovim, Emacs) drive
+SneakyCode over stdio, with the official `agent-client-protocol` SDK. Like every face it turns its input into
+`Options` and runs `api.Session`; nothing here wires an agent of its own.
+
+    server.py    the protocol's methods (initialize, session/new|load|prompt|cancel|set_mode)
+    live.py      one editor session: the Session, its event pump to the client, its permission asks
+    updates.py   SneakyCode's events as the protocol's session updates (tool kinds, titles, diffs, plans)
+    prompt.py    the editor's content blocks as a request (text, files, images)
+    wire.py      the stdio transport that answers malformed lines with JSON-RPC errors
+    client_fs.py, client_terminal.py   the client's files and terminals, when it offers them
+"""

@@ -1,0 +1,103 @@
+"""The stdio transport: newline-delimited JSON-RPC, like the SDK's own, except that a line it cannot use is
+answered instead of dropped: unparsable JSON gets a Parse error (-32700), a JSON value that is not a request,
+notification or response gets an Invalid Request (-32600), both with id null as JSON-RPC 2.0 requires. The SDK's
+transport logs and skips such a line, so a client waiting on it would wait for ever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from sneakycode.acp.stdio import ByteSink
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+def _error(code: int, message: str, request_id: Any = None) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+
+
+def problem_with(message: Any) -> dict[str, Any] | None:
+    """The error answer for a decoded line that is no JSON-RPC message, or None when it is one."""
+    if not isinstance(message, dict):
+        return _error(INVALID_REQUEST, f"Invalid Request: expected a JSON object, got {type(message).__name__}")
+    request_id = message.get("id")
+    if (request_id is not None and not isinstance(request_id, (int, str))) or isinstance(request_id, bool):
+        return _error(INVALID_REQUEST, "Invalid Request: id must be a string or a number")
+    if message.get("jsonrpc") != "2.0":
+        return _error(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"', request_id)
+    method = message.get("method")
+    if "method" in message and not isinstance(method, str):
+        return _error(INVALID_REQUEST, "Invalid Request: method must be a string", request_id)
+    if method is None and "id" not in message:
+        return _error(INVALID_REQUEST, "Invalid Request: neither a method nor an id")
+    params = message.get("params")
+    if method is not None and params is not None and not isinstance(params, (dict, list)):
+        return _error(INVALID_REQUEST, "Invalid Request: params must be an object or an array", request_id)
+    return None
+
+
+class StdioWire:
+    """The SDK's Transport (send, receive, close) over asyncio byte streams."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: ByteSink) -> None:
+        self.reader = reader
+        self.writer = writer
+        self._writing = asyncio.Lock()
+        self._closed = False
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if self._closed:
+            raise ConnectionError("the client has gone")
+        data = (json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n").encode("utf-8")
+        async with self._writing:
+            self.writer.write(data)
+            await self.writer.drain()
+
+    async def receive(self) -> dict[str, Any] | None:
+        while True:
+            line = await self._line()
+            if not line:
+                return None
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError as exc:
+                await self._answer(_error(PARSE_ERROR, f"Parse error: {exc}"))
+                continue
+            problem = problem_with(message)
+            if problem is not None:
+                await self._answer(problem)
+                continue
+            return dict(message)
+
+    async def _answer(self, error: dict[str, Any]) -> None:
+        with contextlib.suppress(ConnectionError, OSError):
+            await self.send(error)
+
+    async def _line(self) -> bytes:
+        chunks: list[bytes] = []
+        try:
+            while True:
+                try:
+                    chunks.append(await self.reader.readuntil(b"\n"))
+                    return b"".join(chunks)
+                except asyncio.LimitOverrunError as exc:  # a long line (an image): keep reading it
+                    chunks.append(await self.reader.readexactly(exc.consumed))
+        except asyncio.IncompleteReadError as exc:
+            chunks.append(exc.partial)
+            return b"".join(chunks)
+        except (ConnectionError, OSError):
+            return b""
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ConnectionError, OSError, RuntimeError):
+            self.writer.close()
