@@ -26,7 +26,7 @@ from pydantic.fields import FieldInfo
 from sneakycode.config import Settings
 from sneakycode.errors import ERROR_DOCS, ErrorCode
 from sneakycode.tools.base import Tier, Tool, ToolResult
-from sneakycode.tools.registry import all_tools
+from sneakycode.tools.registry import known_tools
 
 
 def render_errors_markdown() -> str:
@@ -109,7 +109,7 @@ TIER_WORDS = {Tier.AUTO: "auto-approved", Tier.CONFIRM: "asks first"}
 
 def render_tools_markdown() -> str:
     """The full text of docs/tools.md: every tool in registry order, from its declaration alone."""
-    tools = all_tools()
+    tools = known_tools()
     by_tier = {tier: ", ".join(f"`{t.name}`" for t in tools if t.tier is tier) for tier in Tier}
     lines = [
         "# Tools",

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sneakycode.config.lsp_settings import LspSettings
+
 
 class PermissionMode(StrEnum):
     """How much runs without asking: every command line, flag and rule names these values."""
@@ -294,6 +296,7 @@ class Settings(_Strict):
         default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."
     )
     mcp: McpSettings = Field(default_factory=McpSettings, description="MCP servers whose tools the model may use.")
+    lsp: LspSettings = Field(default_factory=LspSettings, description="Language servers for the `code` tool.")
     batch: BatchSettings = Field(default_factory=BatchSettings, description="`sneakycode batch` settings.")
     pricing: dict[str, PriceSettings] = Field(
         default_factory=dict,
