@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from lsprotocol import types as lsp
-from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
@@ -36,10 +35,11 @@ MAX_HOVER_CHARS = 4_000
 class CodeArgs(ToolArgs):
     op: Literal["definition", "references", "symbols", "hover"]
     path: str | None = None
-    line: int | None = Field(None, ge=1)
-    symbol: str | None = Field(None, description="a name on that line")
-    column: int | None = Field(None, ge=1)
-    query: str | None = Field(None, description="symbols: search the workspace")
+    # 1-based; checked in _position rather than by `minimum` in the schema, which the model pays for per request.
+    line: int | None = None
+    symbol: str | None = None
+    column: int | None = None
+    query: str | None = None
 
 
 @tool(
@@ -53,8 +53,8 @@ class CodeArgs(ToolArgs):
     guidance="To find where a name is defined or used, prefer `code` (definition, references) to grep.",
 )
 def code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
-    """Language server. definition, references, hover: path, line, symbol (or column). symbols: path (its
-    outline) or query."""
+    """Language server. definition, references, hover: path, line, symbol on it (or column). symbols: path
+    or query."""
     if not ctx.settings.lsp.enabled:
         raise ToolError(ErrorCode.NO_LANGUAGE_SERVER, "language servers are turned off (lsp.enabled = false)")
     if args.op == "symbols" and args.path is None:
@@ -147,6 +147,8 @@ def _position(args: CodeArgs, text: str) -> lsp.Position:
     if args.line is None or (args.symbol is None and args.column is None):
         raise _invalid(f"{args.op} needs line and symbol (or column)")
     lines = split_lines(text)
+    if args.line < 1 or (args.column is not None and args.column < 1):
+        raise _invalid("line and column count from 1, as read_file numbers lines")
     if args.line > max(len(lines), 1):
         raise ToolError(ErrorCode.INVALID_RANGE, f"line {args.line} is past the end of the file ({len(lines)} lines)")
     line = lines[args.line - 1] if lines else ""
