@@ -1,7 +1,7 @@
 """Tokens spent finding where a function is defined and changing its signature, with and without `code`.
 
 The real `sneakycode -p` runs against the scripted model server, in a generated project of 16 modules where
-`load_settings` is defined once (line ~150 of a 300-line module) and named 60 times elsewhere (calls,
+`load_settings` is defined once (line 148 of a 302-line module) and named 60 times elsewhere (calls,
 comments, strings). The model's moves are scripted, so the numbers measure what each way of finding costs in
 the requests, not how a model chooses; the same edit is made every time and checked on disk:
 
