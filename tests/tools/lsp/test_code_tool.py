@@ -12,7 +12,7 @@ from sneakycode.config import load_settings
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.lsp.answers import character_column, utf16_column
-from tests.conftest import call
+from tests.conftest import call, project_config
 from tests.tools.lsp.servers import JEDI, project, use_jedi
 
 
@@ -104,3 +104,26 @@ def test_answers_follow_the_file_on_disk_after_a_command_changed_it(lsp_ctx: Too
     (ws / "main.py").write_text("from shapes.geometry import Box\n\n\nBox().volume(1)\n")
     result = call(lsp_ctx, "code", op="definition", path="main.py", line=4, symbol="volume")
     assert result.data["places"][0]["line"] == 7
+
+
+def test_deny_rules_on_reading_keep_files_out_of_code(ws: Path) -> None:
+    """`read_file(secret/**)` denies reading: `code` does not read such a file, leaves places in it out of its
+    answers (counted), and does not show the hover text that comes from it."""
+    use_jedi()
+    project(ws)
+    (ws / "secret").mkdir()
+    (ws / "secret" / "__init__.py").write_text("")
+    (ws / "secret" / "keys.py").write_text('def token():\n    """The key is hunter2."""\n    return "hunter2"\n')
+    (ws / "app.py").write_text("from secret.keys import token\n\ntoken()\n")
+    project_config(ws, '[permissions]\ndeny = ["read_file(secret/**)"]\n')
+    ctx = open_tool_context(load_settings(ws))
+    try:
+        refused = call(ctx, "code", op="symbols", path="secret/keys.py")
+        assert refused.code == "permission_denied" and "read_file(secret/**)" in refused.render()
+        found = call(ctx, "code", op="definition", path="app.py", line=3, symbol="token")
+        assert found.success and "secret/keys.py" not in found.render()
+        assert "(1 more in files a deny rule hides)" in found.render()
+        hover = call(ctx, "code", op="hover", path="app.py", line=3, symbol="token")
+        assert "hunter2" not in hover.render() and "withheld" in hover.render()
+    finally:
+        ctx.close()

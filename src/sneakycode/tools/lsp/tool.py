@@ -64,6 +64,10 @@ def code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
     if args.path is None:
         raise _invalid(f"{args.op} needs path, line and symbol (or column)")
     real = ctx.workspace.resolve(args.path, must_exist=True)
+    rule = ctx.hidden(ctx.workspace.display(real))
+    if rule is not None:  # a rule on another reading tool (read_file(.env)) keeps the file from this one too
+        raise ToolError(ErrorCode.PERMISSION_DENIED,
+                        f"{args.path!r} is kept from the model by the deny rule `{rule}`, so `code` does not read it")
     text = ctx.workspace.read_text(args.path).text
     spec = _spec_for(ctx, real, text, args.path)
     client = ctx.language_servers.client_for(spec, real, ctx.cancel)
@@ -82,6 +86,9 @@ def code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
         answer = _ask(ctx, client, real, text, lambda: client.client.text_document_hover_async(
             lsp.HoverParams(text_document=document, position=position)), "hover")
         said = hover_text(answer)
+        if said and _defined_only_where_hidden(ctx, client, real, text, document, position):
+            return ToolResult.ok(f"hover {where}: withheld (it is defined in a file a deny rule hides)",
+                                 server=spec.name, hover="", withheld=1)
         if len(said) > MAX_HOVER_CHARS:
             said = said[:MAX_HOVER_CHARS] + f"... [{len(said) - MAX_HOVER_CHARS} more characters cut]"
         return ToolResult.ok(f"hover {where}:\n{said}" if said else f"hover {where}: nothing to show",
@@ -97,6 +104,17 @@ def code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
     found = [place for uri, start in locations(answer) if (place := places.place(uri, start)) is not None]
     rendered, data = render_places(f"{args.op} of {where}", found, places.withheld)
     return ToolResult.ok(rendered, server=spec.name, **data)
+
+
+def _defined_only_where_hidden(ctx: ToolContext, client: LspClient, real: Path, text: str,
+                               document: lsp.TextDocumentIdentifier, position: lsp.Position) -> bool:
+    """Whether hover's text (a docstring, a signature) comes from a file the deny rules hide: every definition
+    the server gives is in one."""
+    answer = _ask(ctx, client, real, text, lambda: client.client.text_document_definition_async(
+        lsp.DefinitionParams(text_document=document, position=position)), "definition")
+    places = _places(ctx)
+    found = [places.place(uri, start) for uri, start in locations(answer)]
+    return bool(found) and all(place is None for place in found)
 
 
 def _workspace_symbols(query: str, ctx: ToolContext) -> ToolResult:
