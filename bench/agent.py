@@ -121,6 +121,13 @@ def main() -> int:
         rows.append(("tools array + task tool (explore)", f"{task_chars:,} chars",
                      f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(task_chars < WITH_TASK_GOAL_CHARS)} "
                      f"(task alone {len(compact(subagents.tool.openai_schema())):,})"))
+        from sneakycode.tools.registry import conditional_tools
+
+        with_code = [*with_task, *(t.openai_schema() for t in conditional_tools())]
+        code_chars = len(compact(with_code))
+        rows.append(("tools array + task + code (a language server runs)", f"{code_chars:,} chars",
+                     f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(code_chars < WITH_TASK_GOAL_CHARS)} "
+                     f"(code alone {code_chars - task_chars - 1:,}; offered only where a server serves the workspace)"))
 
         session = [
             call("read_file", file_path="calc.py"),

@@ -13,7 +13,7 @@ from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import CliResult, run_cli
-from tests.tools.lsp.servers import project, use_jedi
+from tests.tools.lsp.servers import project, use_fake, use_jedi
 
 LOCAL = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
 
@@ -60,6 +60,7 @@ def test_the_model_finds_a_definition_with_code_and_changes_its_signature(ws: Pa
         result = headless(server, ws)
         requests = server.chat_requests
     assert result.code == 0, result.stderr
+    assert result.stderr == ""  # no traceback, library warning or asyncio complaint on the way out
     offered = [tool["function"]["name"] for tool in requests[0]["tools"]]
     assert "code" in offered
     results = tool_results(requests[-1])
@@ -79,3 +80,21 @@ def test_code_is_not_offered_without_a_server_for_the_workspace(ws: Path) -> Non
         offered = [tool["function"]["name"] for tool in server.chat_requests[0]["tools"]]
     assert result.code == 0, result.stderr
     assert "code" not in offered
+
+
+def test_a_server_that_hangs_is_a_coded_result_and_the_run_goes_on(ws: Path) -> None:
+    """The fake server answers initialize, then nothing (and ignores SIGTERM): the model gets
+    language_server_timeout after lsp.request_timeout, its next call runs, the run ends normally, nothing is
+    printed on stderr and no process of the server is left."""
+    use_fake("hang", "[lsp]\nrequest_timeout = 1.0\n")
+    (ws / "a.py").write_text("x = 1\n")
+    steps = [call("code", op="definition", path="a.py", line=1, symbol="x"), call("read_file", file_path="a.py"),
+             call("finish", message="done")]
+    with ScriptedServer({"steps": steps}) as server:
+        result = headless(server, ws)
+        results = tool_results(server.chat_requests[-1])
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    assert results[0].startswith("Error [language_server_timeout]: language server fake did not answer definition")
+    assert "x = 1" in results[1]
+    assert servers_in(ws) == []
