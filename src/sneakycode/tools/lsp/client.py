@@ -264,11 +264,17 @@ class LspClient:
         return ToolError(ErrorCode.LANGUAGE_SERVER_FAILED, f"language server {self.spec.name} {why}")
 
     def _stderr_tail(self) -> str:
+        """The line of its stderr that says what went wrong: the last naming an error (a stack trace's
+        frames say where, not what), else the last one; at most _STDERR_TAIL characters."""
         try:
-            tail = self.log_path.read_bytes()[-_STDERR_TAIL:].decode("utf-8", errors="replace").strip()
+            text = self.log_path.read_bytes()[-8192:].decode("utf-8", errors="replace")
         except OSError:
             return ""
-        return f"; its last words: {' '.join(tail.split())}" if tail else ""
+        lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+        if not lines:
+            return ""
+        said = next((line for line in reversed(lines) if "rror" in line or "xception" in line), lines[-1])
+        return f"; its stderr said: {said[:_STDERR_TAIL]}"
 
 
 _CAPABILITIES = lsp.ClientCapabilities(

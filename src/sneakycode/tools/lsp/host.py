@@ -40,6 +40,7 @@ class LanguageServers:
         self._specs: list[ServerSpec] | None = None
         self._clients: dict[tuple[str, Path], LspClient] = {}
         self._starting: dict[tuple[str, Path], concurrent.futures.Future[LspClient]] = {}
+        self._start_tasks: set[asyncio.Task[Any]] = set()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -72,7 +73,8 @@ class LanguageServers:
             if client is not None and client.alive:
                 return client
         future = self.start(spec, root)
-        future.add_done_callback(lambda done: done.exception())  # a failed start is told on the next call
+        # A failed start is told on the next call; looking at it here keeps it from being logged as unretrieved.
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
         return None
 
     def start(self, spec: ServerSpec, root: Path) -> concurrent.futures.Future[LspClient]:
@@ -95,6 +97,10 @@ class LanguageServers:
     async def _start(self, spec: ServerSpec, root: Path) -> LspClient:
         from sneakycode.tools.lsp.client import LspClient
 
+        task = asyncio.current_task()
+        if task is not None:
+            self._start_tasks.add(task)
+            task.add_done_callback(self._start_tasks.discard)
         key = (spec.name, root)
         old = self._clients.pop(key, None)
         if old is not None:
@@ -140,8 +146,11 @@ class LanguageServers:
             thread.join(_CLOSE_SECONDS)
 
     async def _stop_all(self) -> None:
-        for pending in list(self._starting.values()):
-            pending.cancel()
+        # A server still starting is cancelled and waited for: its start stops what it had started.
+        starting = list(self._start_tasks)
+        for task in starting:
+            task.cancel()
+        await asyncio.gather(*starting, return_exceptions=True)
         clients = list(self._clients.values())
         self._clients.clear()
         await asyncio.gather(*(client.stop() for client in clients), return_exceptions=True)

@@ -68,7 +68,7 @@ def configured_servers(loaded: LoadedSettings) -> list[ServerSpec]:
         languages = tuple(server.languages) or (base.languages if base else ())
         if command is None or not languages:
             continue
-        args = tuple(server.args) if server.command or server.args else (base.argv[1:] if base else ())
+        args = tuple(server.args) if server.args else (base.argv[1:] if base else ())  # a built-in's `--stdio`
         program = _on_path(command) if os.sep not in command else command
         if program is None:
             continue
