@@ -13,6 +13,7 @@ from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
 from tests.conftest import call, project_config
 from tests.tools.lsp.servers import gone, project, use_fake, use_jedi
+from tests.tools.lsp.test_session_headless import servers_in
 
 
 def open_ctx(ws: Path) -> ToolContext:
@@ -121,3 +122,17 @@ def test_an_untrusted_repository_cannot_name_a_server(ws: Path) -> None:
     loaded = load_settings(ws)
     assert "evil" not in loaded.settings.lsp.servers
     assert any(line.startswith("lsp.servers.evil.command") for line in loaded.ignored)
+
+
+def test_a_server_still_starting_when_the_session_closes_is_stopped(ws: Path) -> None:
+    """An edit starts a server in the background; the session closes before it is up: its start is cancelled
+    and what it had started is stopped (test_session_headless.py checks the same through -p, stderr too)."""
+    use_jedi()
+    project(ws)
+    ctx = open_ctx(ws)
+    call(ctx, "read_file", file_path="main.py")
+    assert call(ctx, "str_replace", file_path="main.py", old_str="print(area(2, 3))", new_str="area(1, 1)").success
+    time.sleep(0.2)  # the process is starting
+    ctx.close()
+    time.sleep(0.5)
+    assert servers_in(ws) == []

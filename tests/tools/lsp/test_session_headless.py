@@ -98,3 +98,18 @@ def test_a_server_that_hangs_is_a_coded_result_and_the_run_goes_on(ws: Path) -> 
     assert results[0].startswith("Error [language_server_timeout]: language server fake did not answer definition")
     assert "x = 1" in results[1]
     assert servers_in(ws) == []
+
+
+def test_a_run_that_ends_while_a_server_is_starting_leaves_nothing(ws: Path) -> None:
+    """The edit starts jedi in the background and the run finishes at once: the start is cancelled and
+    stopped, and nothing (no "Task was destroyed but it is pending") reaches stderr."""
+    use_jedi()
+    project(ws)
+    steps = [call("read_file", file_path="main.py"),
+             call("str_replace", file_path="main.py", old_str="print(area(2, 3))", new_str="area(1, 1)"),
+             call("finish", message="done")]
+    with ScriptedServer({"steps": steps}) as server:
+        result = headless(server, ws)
+    assert result.code == 0, result.stderr
+    assert result.stderr == ""
+    assert servers_in(ws) == []

@@ -157,8 +157,10 @@ class LspClient:
         exited = asyncio.create_task(self._exited.wait())
         try:
             done, _ = await asyncio.wait({answer, exited}, timeout=limit, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            exited.cancel()
+        except asyncio.CancelledError:  # the call was cancelled, or the session is closing
+            await _settle(answer, exited)
+            raise
+        await _settle(exited)
         if answer in done:
             try:
                 return answer.result()
@@ -167,7 +169,7 @@ class LspClient:
             except Exception as exc:  # the server's error reply (a JsonRpcException) or a reply pygls could not read
                 raise ToolError(ErrorCode.LANGUAGE_SERVER_FAILED,
                                 f"language server {self.spec.name} answered {what} with an error: {exc}") from None
-        answer.cancel()
+        await _settle(answer)
         if exited in done or self._exited.is_set():
             raise self._failed(f"exited during {what}{self._stderr_tail()}")
         self.failure = f"did not answer {what} within {limit:g} s"
@@ -275,6 +277,14 @@ class LspClient:
             return ""
         said = next((line for line in reversed(lines) if "rror" in line or "xception" in line), lines[-1])
         return f"; its stderr said: {said[:_STDERR_TAIL]}"
+
+
+async def _settle(*tasks: asyncio.Future[Any]) -> None:
+    """Cancel what has not finished and let it finish: a task left pending when the loop closes is reported
+    on stderr by asyncio ("Task was destroyed but it is pending")."""
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 _CAPABILITIES = lsp.ClientCapabilities(
