@@ -136,3 +136,27 @@ def test_a_server_still_starting_when_the_session_closes_is_stopped(ws: Path) ->
     ctx.close()
     time.sleep(0.5)
     assert servers_in(ws) == []
+
+
+def test_a_server_that_dies_on_an_edit_never_makes_the_edit_look_failed(ws: Path) -> None:
+    """The server is up; it exits when shown the edited file: the edit is applied and reported as applied,
+    with a note that the server did not report, and the next `code` call says the server failed."""
+    use_fake("die-on-open", "[lsp]\ndiagnostics_wait = 0.5\n")
+    (ws / "a.py").write_text("x = 1\n")
+    ctx = open_ctx(ws)
+    try:
+        call(ctx, "read_file", file_path="a.py")
+        assert call(ctx, "str_replace", file_path="a.py", old_str="x = 1", new_str="x = 2").success
+        deadline = time.monotonic() + 10
+        while not ctx.language_servers.running() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        edited = call(ctx, "str_replace", file_path="a.py", old_str="x = 2", new_str="x = 3")
+        assert edited.success, edited.render()
+        assert (ws / "a.py").read_text() == "x = 3\n"
+        assert "Note: language server fake exited while checking the edit" in edited.render()
+        pids = [c.process.pid for c in ctx.language_servers._clients.values() if c.process]
+        assert pids and all(gone(pid) for pid in pids)
+        after = call(ctx, "code", op="definition", path="a.py", line=1, symbol="x")
+        assert after.code == "language_server_failed"  # started again, shown the file, died again
+    finally:
+        ctx.close()

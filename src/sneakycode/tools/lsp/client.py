@@ -189,22 +189,30 @@ class LspClient:
             return False
         if held is None:
             self.documents[uri] = OpenDocument(uri, text, 1, stamp)
-            self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-                text_document=lsp.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text)))
+            self._notify(lambda: self.client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+                text_document=lsp.TextDocumentItem(uri=uri, language_id=language_id, version=1, text=text))))
         else:
             held.version += 1
             held.text, held.stamp = text, stamp
-            self.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            self._notify(lambda: self.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
                 text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=held.version),
-                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)])))
         return True
 
     def forget(self, path: Path) -> None:
         """The file is gone: the server stops holding a text for it."""
         uri = path.as_uri()
         if self.documents.pop(uri, None) is not None:
-            self.client.text_document_did_close(
-                lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+            self._notify(lambda: self.client.text_document_did_close(
+                lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri))))
+
+    def _notify(self, send: Callable[[], None]) -> None:
+        """Send a notification; a server that is gone is marked so (the next request or wait says so)."""
+        try:
+            send()
+        except BrokenPipeError:
+            if self.failure is None:
+                self.failure = "exited"
 
     def publishes(self, path: Path) -> int:
         return self.published.get(path.as_uri(), Published()).count

@@ -71,6 +71,9 @@ def server_findings(ctx: ToolContext, real: Path, language: str, before: str | N
         return ServerReport(notes=[f"Note: language server {spec.name} could not check the edit; it is restarted "
                                    "on the next `code` call."])
     name = spec.name
+    if now is None and not client.alive:
+        return ServerReport(notes=[f"Note: language server {name} {_ended(client)} while checking the edit; its "
+                                   "findings are not shown (the next `code` call starts it again)."])
     if now is None:
         return ServerReport(notes=[f"Note: {name} had not reported on the edit within {wait:g} s; its findings are "
                                    "not shown."])
@@ -96,3 +99,8 @@ def _errors(diagnostics: list[lsp.Diagnostic], source: str) -> list[Finding]:
         for d in diagnostics
         if d.severity in (None, lsp.DiagnosticSeverity.Error)
     ]
+
+
+def _ended(client: LspClient) -> str:
+    code = client.process.returncode if client.process is not None else None
+    return "exited" if code is not None or (client.failure or "").startswith("exited") else "stopped"
