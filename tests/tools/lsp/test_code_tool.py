@@ -56,6 +56,12 @@ def test_a_column_after_wide_characters_is_sent_in_utf16(lsp_ctx: ToolContext) -
     assert by_column.data["places"][0]["line"] == 1
 
 
+def test_a_dotted_name_points_at_its_last_part(lsp_ctx: ToolContext) -> None:
+    """`g.area` on report.py's line 3 means `area` (pointing at `g` would give the module)."""
+    result = call(lsp_ctx, "code", op="definition", path="report.py", line=3, symbol="g.area")
+    assert result.data["places"][0]["path"] == "shapes/geometry.py" and result.data["places"][0]["line"] == 1
+
+
 def test_utf16_offsets_and_character_columns_convert_both_ways() -> None:
     line = 'label = "\U0001f600 é"; total = g.area(4, 5)'
     assert utf16_column(line, 25) == 26 and character_column(line, 26) == 25

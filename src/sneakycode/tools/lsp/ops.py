@@ -138,7 +138,7 @@ def _ask(ctx: ToolContext, client: LspClient, real: Path, text: str, request: An
 
 def _position(args: CodeArgs, text: str) -> lsp.Position:
     """Where the model pointed, in LSP's terms: the symbol's first occurrence on the line as a whole word (or
-    anywhere, for an operator), or the 1-based character column; UTF-16 offsets."""
+    anywhere, for an operator; a dotted name's last part), or the 1-based character column; UTF-16 offsets."""
     if args.line is None or (args.symbol is None and args.column is None):
         raise _invalid(f"{args.op} needs line and symbol (or column)")
     lines = split_lines(text)
@@ -154,7 +154,8 @@ def _position(args: CodeArgs, text: str) -> lsp.Position:
         if found is None:
             raise ToolError(ErrorCode.SYMBOL_NOT_ON_LINE, f"{args.symbol!r} is not on line {args.line}",
                             detail=number_line(args.line, line))
-        column = found.start()
+        # `geometry.area` (or `Box::new`) means its last part: the first part would be a module or a type.
+        column = found.start() + max(name.rfind(".") + 1, name.rfind("::") + 2 if "::" in name else 0)
     else:
         assert args.column is not None
         if args.column > len(line) + 1:
