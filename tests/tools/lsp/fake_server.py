@@ -1,7 +1,7 @@
 """A language server that misbehaves on purpose, for the crash and hang tests: it answers `initialize`, then
 `crash` exits with status 3 on the next request (after a line on stderr), `hang` never answers anything
-again (and ignores SIGTERM, so only the group's SIGKILL ends it), and `die-on-open` exits when it is shown a
-file. A real subprocess, speaking real JSON-RPC."""
+again (and ignores SIGTERM, so only the group's SIGKILL ends it), `die-on-open` exits when it is shown a
+file, and `mute` never answers, not even `initialize`. A real subprocess, speaking real JSON-RPC."""
 
 from __future__ import annotations
 
@@ -32,6 +32,8 @@ def send(message: dict[str, object]) -> None:
 
 def main(mode: str) -> None:
     while (message := read()) is not None:
+        if mode == "mute":
+            continue
         if mode == "die-on-open" and message.get("method") == "textDocument/didOpen":
             sys.exit(4)
         if message.get("method") == "initialize":

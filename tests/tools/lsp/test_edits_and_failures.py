@@ -57,9 +57,10 @@ def test_an_edit_never_waits_for_a_server_to_start(ws: Path) -> None:
     ctx = open_ctx(ws)
     try:
         call(ctx, "read_file", file_path="main.py")
-        started = time.monotonic()
         result = call(ctx, "str_replace", file_path="main.py", old_str="print(area(2, 3))", new_str="area(1, 1)")
-        assert result.success and time.monotonic() - started < 1.0
+        # Returned while the server was still starting: the edit did not wait for it.
+        assert result.success and ctx.language_servers.running() == []
+        assert "diagnostic_notes" not in result.data
         deadline = time.monotonic() + 20
         while not ctx.language_servers.running() and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -160,3 +161,17 @@ def test_a_server_that_dies_on_an_edit_never_makes_the_edit_look_failed(ws: Path
         assert after.code == "language_server_failed"  # started again, shown the file, died again
     finally:
         ctx.close()
+
+
+def test_a_server_that_never_finishes_starting_is_stopped_after_the_startup_timeout(ws: Path) -> None:
+    use_fake("mute", "[lsp]\nstartup_timeout = 1.0\n")
+    (ws / "a.py").write_text("x = 1\n")
+    ctx = open_ctx(ws)
+    try:
+        result = call(ctx, "code", op="symbols", path="a.py")
+        assert result.code == "language_server_timeout"
+        assert "did not answer initialize within 1 s; it was stopped" in result.render()
+        assert ctx.language_servers.running() == []
+    finally:
+        ctx.close()
+    assert servers_in(ws) == []
