@@ -31,7 +31,8 @@ class CodeArgs(ToolArgs):
     headline="symbol",
     mcp=False,
     example={"op": "definition", "path": "src/app.py", "line": 12, "symbol": "parse_config"},
-    guidance="To find where a name is defined or used, prefer `code` (definition, references) to grep.",
+    guidance="To find code, prefer `code` to grep: symbols with query=NAME finds a definition; definition, "
+    "references and hover work at any use of a name.",
 )
 def code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
     """Language server. definition, references, hover: path, line, symbol on it (or column). symbols: path
