@@ -124,6 +124,13 @@ def main() -> int:
         rows.append(("tools array + task tool (explore)", f"{task_chars:,} chars",
                      f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(task_chars < WITH_TASK_GOAL_CHARS)} "
                      f"(task alone {len(compact(subagents.tool.openai_schema())):,})"))
+        from sneakycode.tools.registry import conditional_tools
+
+        with_code = [*with_task, *(t.openai_schema() for t in conditional_tools())]
+        code_chars = len(compact(with_code))
+        rows.append(("tools array + task + code (a language server runs)", f"{code_chars:,} chars",
+                     f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(code_chars < WITH_TASK_GOAL_CHARS)} "
+                     f"(code alone {code_chars - task_chars - 1:,}; offered only where a server serves the workspace)"))
 
         searching = Settings.model_validate(
             {"tools": {"web": {"search": {"backend": "searxng", "url": "http://127.0.0.1:8888"}}}}
@@ -140,6 +147,12 @@ def main() -> int:
             ("tools array + web_search + task tool", f"{configured_task:,} chars",
              f"< {WITH_TASK_GOAL_CHARS:,} {_verdict(configured_task < WITH_TASK_GOAL_CHARS)}"),
         ]
+        # Every built-in at once: search configured, a language server running, subagents on.
+        everything = [*configured, *(t.openai_schema() for t in conditional_tools()), subagents.tool.openai_schema()]
+        every_chars = len(compact(everything))
+        rows.append(("every built-in: + web_search + code + task", f"{every_chars:,} chars",
+                     f"<= {WITH_TASK_GOAL_CHARS:,} {_verdict(every_chars <= WITH_TASK_GOAL_CHARS)} "
+                     f"({len(everything)} tools; the budget)"))
 
         session = [
             call("read_file", file_path="calc.py"),

@@ -12,7 +12,7 @@ import pytest
 from sneakycode.config import Settings
 from sneakycode.docs import PAGES, main, render_config_markdown, render_tools_markdown, stale_pages
 from sneakycode.errors import ERROR_DOCS, ErrorCode
-from sneakycode.tools.registry import all_tools
+from sneakycode.tools.registry import known_tools
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -58,7 +58,7 @@ def test_every_error_code_has_a_meaning_and_a_hint() -> None:
 
 def test_tools_page_has_every_tool_in_registry_order_with_its_description_parameters_and_example() -> None:
     text = render_tools_markdown()
-    tools = all_tools()
+    tools = known_tools()  # the conditional ones (code) too
     assert f"offers the model {len(tools)} tools" in text
     headings = [line[3:] for line in text.splitlines() if line.startswith("## ")]
     assert headings == [t.name for t in tools] + ["Results"]
@@ -74,7 +74,7 @@ def test_tools_page_has_every_tool_in_registry_order_with_its_description_parame
 
 def test_tools_page_notes_follow_the_facets() -> None:
     text = render_tools_markdown()
-    for found in all_tools():
+    for found in known_tools():
         section = text.split(f"\n## {found.name}\n", 1)[1].split("\n## ", 1)[0]
         assert ("ends the agent's run" in section) == found.ends_run, found.name
         assert ("Not offered over MCP" in section) == (not found.mcp), found.name
@@ -142,7 +142,7 @@ def test_readme_names_every_built_in_tool_and_counts_them() -> None:
     section = README.read_text(encoding="utf-8").split("\n## The tools\n", 1)[1].split("\n## ", 1)[0]
     paragraph = section.strip().split("\n\n", 1)[0]
     named = set(re.findall(r"`([a-z_]+)`", paragraph))
-    tools = {found.name for found in all_tools()}
+    tools = {found.name for found in known_tools()}
     assert named == tools
     count = paragraph.split(" ", 1)[0].lower()
     assert count in NUMBER_WORDS and NUMBER_WORDS.index(count) == len(tools)

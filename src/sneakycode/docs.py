@@ -26,7 +26,7 @@ from pydantic.fields import FieldInfo
 from sneakycode.config import Settings
 from sneakycode.errors import ERROR_DOCS, ErrorCode
 from sneakycode.tools.base import Tier, Tool, ToolResult
-from sneakycode.tools.registry import all_tools
+from sneakycode.tools.registry import conditional_tools, known_tools
 
 
 def render_errors_markdown() -> str:
@@ -109,13 +109,15 @@ TIER_WORDS = {Tier.AUTO: "auto-approved", Tier.CONFIRM: "asks first"}
 
 def render_tools_markdown() -> str:
     """The full text of docs/tools.md: every tool in registry order, from its declaration alone."""
-    tools = all_tools()
+    tools = known_tools()
     by_tier = {tier: ", ".join(f"`{t.name}`" for t in tools if t.tier is tier) for tier in Tier}
+    only_where = ", ".join(f"`{t.name}`" for t in conditional_tools())
     lines = [
         "# Tools",
         "",
         _prose(
-            f"SneakyCode offers the model {len(tools)} tools, listed here in the order they are offered. Every "
+            f"SneakyCode offers the model {len(tools)} tools, listed here in the order they are offered ({only_where} "
+            "only where it can work: see [code-intelligence.md](code-intelligence.md)). Every "
             "path argument is relative to the workspace root and must stay inside it (`..`, absolute paths and "
             "symbolic links are resolved first). Tiers: **auto-approved** tools run without asking "
             f"({by_tier[Tier.AUTO]}); tools that **ask first** ({by_tier[Tier.CONFIRM]}) need your approval, an "

@@ -77,6 +77,10 @@ class ErrorCode(StrEnum):
     SEARCH_RATE_LIMITED = "search_rate_limited"
     SEARCH_UNAUTHORIZED = "search_unauthorized"
     SEARCH_BAD_RESPONSE = "search_bad_response"
+    NO_LANGUAGE_SERVER = "no_language_server"
+    LANGUAGE_SERVER_FAILED = "language_server_failed"
+    LANGUAGE_SERVER_TIMEOUT = "language_server_timeout"
+    SYMBOL_NOT_ON_LINE = "symbol_not_on_line"
 
 
 class ErrorDoc(NamedTuple):
@@ -308,6 +312,25 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "The search backend answered something that is not its API's JSON: not JSON at all (an HTML page, a proxy's "
         "error), over 2 MiB, or JSON of another shape; the start of the answer is quoted.",
         "Tell the user tools.web.search.url may point at the wrong address; do not retry unchanged.",
+    ),
+    ErrorCode.NO_LANGUAGE_SERVER: ErrorDoc(
+        "No language server is available for this file's language (none configured in `[lsp.servers]` and none "
+        "of the common ones on PATH), so `code` cannot answer for it.",
+        "Use grep_files and read_file for this file.",
+    ),
+    ErrorCode.LANGUAGE_SERVER_FAILED: ErrorDoc(
+        "The language server could not start, exited, or answered with an error (its last stderr lines are "
+        "shown); it was stopped, and the next `code` call starts it again.",
+        "Try once more; if it fails again, use grep_files and read_file instead.",
+    ),
+    ErrorCode.LANGUAGE_SERVER_TIMEOUT: ErrorDoc(
+        "The language server did not answer within lsp.request_timeout (or lsp.startup_timeout while starting); "
+        "it was stopped with its whole process group, and the next `code` call starts it again.",
+        "Try once more later, or use grep_files and read_file instead.",
+    ),
+    ErrorCode.SYMBOL_NOT_ON_LINE: ErrorDoc(
+        "The symbol named is not on the line given (or the column is past the line's end); the line is shown.",
+        "Give the line where the name is written (read_file shows line numbers), or a column on it.",
     ),
 }
 

@@ -23,8 +23,10 @@ from sneakycode.errors import ToolError
 from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ImagePart
 from sneakycode.tools.images import prepare_image
+from sneakycode.tools.registry import all_tools
 
-READ_FILE = "read_file"  # the registry's reading tool; it records the read in the ledger (records_read)
+# The registry's reading tool, found by its facet: it records the read in the ledger, as `@file` does.
+READ_FILE = next(found.name for found in all_tools() if found.records_read)
 
 
 class PromptProblem(ValueError):

@@ -160,7 +160,7 @@ def progress_update(call_id: str, line: str) -> schema.ToolCallProgress:
 
 
 def plan_of(tasks: list[dict[str, str]]) -> schema.AgentPlanUpdate:
-    """update_tasks' list as the editor's plan (every entry medium priority: our tasks have none)."""
+    """The task list as the editor's plan (every entry medium priority: our tasks have none)."""
     entries = []
     for task in tasks:
         status = task.get("status", "pending")

@@ -31,7 +31,7 @@ from sneakycode.extensions.frontmatter import FrontMatterError, parse_markdown, 
 from sneakycode.extensions.places import discover
 from sneakycode.tools.base import Tool
 from sneakycode.tools.claude_names import tools_named
-from sneakycode.tools.registry import all_tools
+from sneakycode.tools.registry import all_tools, known_tools
 from sneakycode.workspace.files import Workspace
 
 PROJECT_FOLDERS = (".sneakycode", ".claude")  # in order: the earlier wins
@@ -69,7 +69,8 @@ def explore() -> AgentDefinition:
         "explore",
         "Reads and searches the code (read-only) and answers with what it found.",
         EXPLORE_PROMPT,
-        tools=tuple(t.name for t in all_tools() if t.read_only),
+        # `code` too (known_tools: the conditional ones), where the session offers it.
+        tools=tuple(t.name for t in known_tools() if t.read_only),
         model=SMALL,  # a chore: the small model runs it when the session has one
     )
 

@@ -33,7 +33,7 @@ from sneakycode.session.checkpoints import Checkpoints, open_checkpoints
 from sneakycode.session.transcript import TRANSCRIPT, SavedSession, Transcript, find_session, load_transcript
 from sneakycode.tools.base import Tool
 from sneakycode.tools.context import ToolContext, open_tool_context
-from sneakycode.tools.registry import offered_tools
+from sneakycode.tools.registry import conditional_tools, offered_tools
 
 LOCAL_WINDOW_GUESS = 8_192
 
@@ -121,7 +121,18 @@ def builtin_tools(loaded: LoadedSettings, model: str) -> tuple[Tool, ...]:
     chosen = loaded.settings.tools
     # The task tool is the session's own (not a registry tool): offered unless tools.enabled leaves it out.
     enabled = None if chosen.enabled is None else [name for name in chosen.enabled if name != TASK_TOOL]
-    return offered_tools(enabled, edit_format_for(model, chosen.edit_format), loaded.settings)
+    tools = offered_tools(enabled, edit_format_for(model, chosen.edit_format), loaded.settings)
+    extra = tuple(t for t in conditional_tools() if (enabled is None or t.name in enabled) and offered_if(t, loaded))
+    ending = tuple(t for t in tools if t.ends_run)  # stays last, where the model is used to it
+    return (*(t for t in tools if not t.ends_run), *extra, *ending)
+
+
+def offered_if(found: Tool, loaded: LoadedSettings) -> bool:
+    """Whether a conditional tool can work in this session: `code` needs a language server for a language of
+    the workspace (found without starting one)."""
+    from sneakycode.tools.lsp.servers import available_servers
+
+    return found.name == "code" and bool(available_servers(loaded))
 
 
 def session_tools(parts_builtin: tuple[Tool, ...], loaded: LoadedSettings, subagents: Subagents,

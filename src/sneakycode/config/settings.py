@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sneakycode.config.lsp_settings import LspSettings
 from sneakycode.config.telemetry import TelemetrySettings
 from sneakycode.config.web_search import WebSearchSettings
 
@@ -300,6 +301,7 @@ class Settings(_Strict):
         default_factory=HooksSettings, description="Programs run on agent events (Claude Code's hook protocol)."
     )
     mcp: McpSettings = Field(default_factory=McpSettings, description="MCP servers whose tools the model may use.")
+    lsp: LspSettings = Field(default_factory=LspSettings, description="Language servers for the `code` tool.")
     batch: BatchSettings = Field(default_factory=BatchSettings, description="`sneakycode batch` settings.")
     telemetry: TelemetrySettings = Field(
         default_factory=TelemetrySettings, description="OpenTelemetry export (docs/ci.md); off unless configured."

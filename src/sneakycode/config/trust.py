@@ -56,7 +56,7 @@ REDIRECTING_KEYS = frozenset(
 )
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.
-SERVERS_PREFIX = "mcp.servers."
+SERVERS_PREFIX = ("mcp.servers.", "lsp.servers.")
 # tools.shell.max_jobs: fewer jobs at once only narrows what commands may do. A budget (`budgets.*`) only ends
 # a run sooner; one the user left unset (no limit) a project may set.
 LOWER_IS_TIGHTER = frozenset(
@@ -72,6 +72,7 @@ LOWER_IS_TIGHTER = frozenset(
 # turn it off, so it never overrides a user who turned it off.
 STRICTNESS: dict[str, tuple[Any, ...]] = {
     "diagnostics.enabled": (False, True),
+    "lsp.enabled": (False, True),  # a language server is a program: a project may only turn them off
     # Checkpoints are the user's way back after a command the model ran went wrong, so a repository may turn
     # them on but not off: a project that wanted its own destructive commands to stick would ask for exactly that.
     "checkpoints.enabled": (True, False),

@@ -20,8 +20,8 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 
 _POLL_SECONDS = 0.02
 # After SIGKILL, how long to keep looking for orphans (a process forking as fast as we kill).
@@ -55,6 +55,14 @@ def register(pid: int) -> None:
     It must be registered before any supervised command can end, or a sweep would take it for an orphan."""
     with _lock:
         _live.add(pid)
+
+
+@contextmanager
+def starting() -> Iterator[Callable[[int], None]]:
+    """Hold off every sweep while a process is started elsewhere (a language server started in mid-session,
+    while commands may be ending); call the function it gives with the new pid to register it."""
+    with _lock:
+        yield _live.add
 
 
 def finished(pid: int) -> None:

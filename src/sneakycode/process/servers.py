@@ -10,6 +10,7 @@ specification asks: stdin closed, a grace period, then SIGTERM and SIGKILL to it
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Mapping, Sequence
 from contextlib import suppress
@@ -74,7 +75,7 @@ async def stop_server(process: Process, *, graceful: bool = True) -> None:
         reaper.finished(process.pid)
 
 
-async def _exited(process: Process, timeout: float) -> bool:
+async def _exited(process: Process | asyncio.subprocess.Process, timeout: float) -> bool:
     # Polling returncode rather than process.wait(): wait() also waits for the pipes to close, and a child the
     # server left holding them would make an exited server look hung.
     with anyio.move_on_after(timeout):
@@ -82,3 +83,38 @@ async def _exited(process: Process, timeout: float) -> bool:
             await anyio.sleep(_POLL_SECONDS)
         return True
     return False
+
+
+async def start_stream_server(
+    argv: Sequence[str], env: Mapping[str, str], cwd: Path, stderr: IO[bytes]
+) -> asyncio.subprocess.Process:
+    """`start_server` for a client that reads and writes asyncio streams (pygls's language client): the same
+    session of its own, environment, stderr log, reaper and watchdog; an OSError when it cannot run."""
+    # Started in mid-session, while commands may end and sweep: no sweep may see it before it is registered.
+    with reaper.starting() as register:
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr, env=dict(env),
+            cwd=cwd, start_new_session=True,
+        )
+        register(process.pid)
+    shared_watchdog().watch(process.pid)
+    return process
+
+
+async def stop_stream_server(process: asyncio.subprocess.Process, *, grace: float = EXIT_GRACE_SECONDS) -> None:
+    """`stop_server` for a process of `start_stream_server`: stdin closed, `grace` seconds to exit, then SIGTERM
+    and SIGKILL to its whole group; never raises."""
+    try:
+        if process.stdin is not None:
+            with suppress(OSError, RuntimeError):
+                process.stdin.close()
+        if not await _exited(process, grace):
+            await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)  # type: ignore[arg-type]
+            await _exited(process, KILL_GRACE_SECONDS)
+        if process.returncode is not None:
+            # Lets the loop close its pipe transports now, not in the garbage collector after the loop is gone.
+            with suppress(asyncio.TimeoutError, OSError):
+                await asyncio.wait_for(process.wait(), KILL_GRACE_SECONDS)
+    finally:
+        shared_watchdog().forget(process.pid)
+        reaper.finished(process.pid)

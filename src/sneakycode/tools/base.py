@@ -259,13 +259,19 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _says_nothing(key: str, value: Any, node: dict[str, Any]) -> bool:
     """Whether a schema keyword tells the model nothing it needs, at a cost on every request: an optional
-    flag's `default: false` and a count's `default: 0` (off unless set), the lower bounds every count and
-    pattern has anyway (`minimum` 0 or 1, `minLength` 1; the arguments are still checked against them, with
-    a coded error naming the field), and the `type` of a list of strings (`enum` already says it)."""
+    flag's `default: false` and a count's `default: 0` (off unless set), a path's `default: "."` (the
+    workspace, where every path starts), a choice's default when it is the first choice listed, the lower
+    bounds every count and pattern has anyway (`minimum` 0 or 1, `minLength` 1) and the guards against runaway
+    values (`maximum` 1,000 and up): the arguments are still checked against all of them, with a coded error
+    naming the field. Also the `type` of a list of strings (`enum` already says it)."""
     if key == "default":
-        return value is False or (value == 0 and node.get("type") == "integer")
+        choices = node.get("enum")
+        return (value is False or (value == 0 and node.get("type") == "integer") or value == "."
+                or (isinstance(choices, list) and bool(choices) and value == choices[0]))
     if key in ("minimum", "minLength"):
         return value in (0, 1)
+    if key == "maximum":
+        return isinstance(value, int) and value >= 1000
     if key == "type" and value == "string":
         choices = node.get("enum")
         return isinstance(choices, list) and all(isinstance(choice, str) for choice in choices)

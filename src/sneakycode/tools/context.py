@@ -23,6 +23,7 @@ from sneakycode.workspace.files import Workspace
 
 if TYPE_CHECKING:
     from sneakycode.process.jobs import Job, JobTable
+    from sneakycode.tools.lsp.host import LanguageServers
 
 
 class SessionJobs:
@@ -53,6 +54,34 @@ class SessionJobs:
         return table.kill_all() if table is not None else []
 
 
+class SessionServers:
+    """The session's language servers, made on first use (a session that never asks one loads no LSP code)
+    and stopped with the session."""
+
+    def __init__(self) -> None:
+        self._host: LanguageServers | None = None
+        self._lock = threading.Lock()
+
+    def host(self, loaded: LoadedSettings, log_dir: Path) -> LanguageServers:
+        with self._lock:
+            if self._host is None:
+                from sneakycode.tools.lsp.host import LanguageServers
+
+                self._host = LanguageServers(loaded, log_dir)
+            return self._host
+
+    @property
+    def current(self) -> LanguageServers | None:
+        """The servers if any part of the session used them."""
+        return self._host
+
+    def close(self) -> None:
+        with self._lock:
+            host = self._host
+        if host is not None:
+            host.close()
+
+
 @dataclass(frozen=True)
 class ToolSession:
     """What is fixed for a whole session and shared by every agent in it (the main one, its subagents): the
@@ -65,6 +94,7 @@ class ToolSession:
     session_dir: Path
     jobs: SessionJobs = field(default_factory=SessionJobs)
     web_cache: WebCache = field(default_factory=WebCache)
+    lsp: SessionServers = field(default_factory=SessionServers)
 
 
 def _refuse_path(path: str) -> str | None:
@@ -123,6 +153,11 @@ class ToolContext:
         return self.loaded.settings
 
     @property
+    def language_servers(self) -> LanguageServers:
+        """The session's language servers (none runs until a call or an edit needs one)."""
+        return self.session.lsp.host(self.session.loaded, self.session_dir / "lsp")
+
+    @property
     def output_limit(self) -> int:
         """The most bytes any one tool result may take: max_output_bytes, or output_budget when smaller."""
         limit = self.settings.max_output_bytes
@@ -141,8 +176,11 @@ class ToolContext:
 
     def close(self) -> list[Job]:
         """The session ends: end its running jobs (process group, SIGTERM then SIGKILL) and return them.
-        Safe to call more than once."""
-        return self.session.jobs.kill_all()
+        Its language servers are stopped too. Safe to call more than once."""
+        try:
+            return self.session.jobs.kill_all()
+        finally:
+            self.session.lsp.close()
 
 
 TOOL_TIME_BUDGET = 120.0  # seconds of in-process work any one call may take (commands have their own timeout)

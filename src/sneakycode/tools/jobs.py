@@ -50,7 +50,7 @@ def decided_as(arguments: dict[str, Any], ctx: ToolContext) -> tuple[Tool, dict[
 )
 def job(args: JobArgs, ctx: ToolContext) -> ToolResult:
     """A background job's new output and status, after waiting up to wait_seconds (30 with pattern) for
-    output, exit or a line matching pattern. action=kill ends it."""
+    output, exit or a match of pattern. action=kill ends it."""
     found = ctx.jobs.get(args.job_id)
     if found is None:
         listed = ", ".join(f"{j.id} ({j.status}: {j.command[:40]})" for j in ctx.jobs.jobs.values()) or "none"

@@ -91,8 +91,8 @@ class ReadFileArgs(ToolArgs):
     example={"file_path": "app/main.py", "start_line": 10, "end_line": 40},
 )
 def read_file(args: ReadFileArgs, ctx: ToolContext) -> ToolResult:
-    """Read a file as numbered lines (number, tab, text), 2000 from start_line; images come back as
-    images. Read a file before you edit or overwrite it."""
+    """Read a file as numbered lines (number, tab, text), 2000 from start_line; images as images. Read a
+    file before you edit or overwrite it."""
     ws = ctx.workspace
     if Path(args.file_path).suffix.lower() in IMAGE_SUFFIXES:
         shown_image = _read_image(args.file_path, ctx)

@@ -37,6 +37,9 @@ TOOL_MODULES = (
     "sneakycode.tools.tasks",
     "sneakycode.tools.control",
 )
+# Tools offered only where they can work (api/assembly.py asks `offered_if`), so not in the default array:
+# `code` needs a language server for a language of the workspace.
+CONDITIONAL_TOOL_MODULES = ("sneakycode.tools.lsp.tool",)
 
 
 @cache
@@ -50,6 +53,16 @@ def all_tools() -> tuple[Tool, ...]:
     return tuple(found for module_name in TOOL_MODULES for found in _module_tools(module_name))
 
 
+@cache
+def conditional_tools() -> tuple[Tool, ...]:
+    return tuple(found for module_name in CONDITIONAL_TOOL_MODULES for found in _module_tools(module_name))
+
+
+def known_tools() -> tuple[Tool, ...]:
+    """Every built-in tool, the conditional ones included (for the docs and `tools.enabled`)."""
+    return (*all_tools(), *conditional_tools())
+
+
 def tools_by_name() -> dict[str, Tool]:
     return {t.name: t for t in all_tools()}
 
@@ -57,7 +70,7 @@ def tools_by_name() -> dict[str, Tool]:
 def get_tool(name: str) -> Tool | None:
     # A single call (`sneakycode tool`, MCP) needs one tool module, and importing the others would cost it
     # more than the call: modules are imported in order only until one declares `name`.
-    for module_name in TOOL_MODULES:
+    for module_name in (*TOOL_MODULES, *CONDITIONAL_TOOL_MODULES):
         for found in _module_tools(module_name):
             if found.name == name:
                 return found
@@ -79,7 +92,7 @@ def offered_tools(
     it (no settings: never). A tool that ends the run is always offered (without it a run could only end by
     answering in prose). An unknown name is a ConfigError that lists the known ones."""
     everything = all_tools()
-    known = [t.name for t in everything]
+    known = [t.name for t in known_tools()]
     if enabled is not None:
         unknown = [name for name in enabled if name not in known]
         if unknown:

@@ -36,8 +36,8 @@ def _proposed_write(args: WriteFileArgs, ctx: ToolContext) -> ProposedEdit:
     example={"file_path": "app/utils/helpers.py", "content": "def greet():\n    return 'hello'\n"},
 )
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
-    """Create a file, or overwrite one you have read (creates parent folders, keeps encoding and line
-    endings). For small changes edit instead."""
+    """Create a file, or overwrite one you have read (parent folders made; encoding and line endings
+    kept). For small changes edit instead."""
     ws = ctx.workspace
     real = ws.resolve(args.file_path)
     shown = ws.display(real)
@@ -98,7 +98,7 @@ class DeleteFileArgs(ToolArgs):
     example={"file_path": "app/utils/deprecated.py"},
 )
 def delete_file(args: DeleteFileArgs, ctx: ToolContext) -> ToolResult:
-    """Delete one file (not a directory, nothing in .git/ or .sneakycode/). A link is removed, not its target."""
+    """Delete one file (no directory, nothing in .git/ or .sneakycode/); a link is removed, not its target."""
     ws = ctx.workspace
     removed, size = ws.delete_file(args.file_path)
     return ToolResult.ok(message=f"Deleted {ws.display(removed)} ({size} bytes).", deleted=ws.display(removed))

@@ -65,6 +65,7 @@ def _diagnose(ctx: ToolContext, real: Path, before: str | None, after: str) -> D
     if found and before is not None and old_lines is not None:
         found = introduced(syntax_errors(language, before), found, line_map(old_lines, lines), by_message=False)
     diagnosis = Diagnosis(found, [], lines)
+    _add_server_findings(ctx, diagnosis, real, language, before, after, old_lines)
     settings = ctx.settings.diagnostics
     template = settings.checkers.get(language, "").strip()
     if not template:
@@ -82,5 +83,25 @@ def _diagnose(ctx: ToolContext, real: Path, before: str | None, after: str) -> D
             diagnosis.notes.append("Note: the file before the edit could not be checked, so findings it already "
                                    "had are shown too.")
         findings = introduced(earlier.findings, findings, line_map(old_lines, lines), by_message=True)
-    diagnosis.findings = sorted(findings, key=lambda f: (f.line, f.column or 0))
+    diagnosis.findings = sorted([*diagnosis.findings, *findings], key=lambda f: (f.line, f.column or 0))
     return diagnosis
+
+
+def _add_server_findings(ctx: ToolContext, diagnosis: Diagnosis, real: Path, language: str, before: str | None,
+                         after: str, old_lines: list[str] | None) -> None:
+    """A running language server's errors the edit introduced (it is shown the edit either way, so its answers
+    stay in step); left out where the parser already found syntax errors, which the server would repeat."""
+    if not ctx.settings.lsp.enabled or ctx.language_servers.spec_for(language) is None:
+        return
+    from sneakycode.tools.lsp.edits import server_findings  # the LSP client loads only where a server serves
+
+    report = server_findings(ctx, real, language, before, after)
+    if report is None:
+        return
+    diagnosis.notes.extend(report.notes)
+    findings = report.findings
+    if diagnosis.findings or not findings:
+        return
+    if report.earlier is not None and old_lines is not None:
+        findings = introduced(report.earlier, findings, line_map(old_lines, diagnosis.lines), by_message=True)
+    diagnosis.findings = sorted(findings, key=lambda f: (f.line, f.column or 0))

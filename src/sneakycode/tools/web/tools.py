@@ -34,8 +34,8 @@ class WebFetchArgs(ToolArgs):
     example={"url": "https://docs.python.org/3/library/pathlib.html"},
 )
 def web_fetch(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
-    """Fetch an http(s) URL: HTML as Markdown (main content), PDF as text, JSON/text as is. Long pages come
-    in parts: call again with start=N."""
+    """Fetch an http(s) URL: HTML as Markdown, PDF as text, JSON/text as is. Long pages come in parts: call
+    again with start=N."""
     page = ctx.web_cache.get(args.url)
     cached = page is not None
     if page is None:
