@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sneakycode.config.model_settings import ModelTuning
+
 
 class PermissionMode(StrEnum):
     """How much runs without asking: every command line, flag and rule names these values."""
@@ -295,6 +297,12 @@ class Settings(_Strict):
     )
     mcp: McpSettings = Field(default_factory=McpSettings, description="MCP servers whose tools the model may use.")
     batch: BatchSettings = Field(default_factory=BatchSettings, description="`sneakycode batch` settings.")
+    model_settings: dict[str, ModelTuning] = Field(
+        default_factory=dict,
+        description='Settings for one model by name, `[model_settings."MODEL"] tool_calls = "text", context_window = '
+        '8192, edit_format = "replace"`: over the config files\' own keys when that model is used, under SNEAKYCODE_* '
+        "variables and flags; `sneakycode doctor --save` writes them.",
+    )
     pricing: dict[str, PriceSettings] = Field(
         default_factory=dict,
         description='Prices by model name, `[pricing."MODEL"] input = 0.15, output = 0.60` (USD per million tokens); '
