@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from urllib.parse import urlparse
 
-from sneakycode.agent.model.providers import PLACEHOLDER_KEY, PRESETS
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, PLACEHOLDER_KEY, PRESETS
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.probe import Endpoint, failure_of
 
@@ -42,10 +43,15 @@ def check_endpoint(report: Report, endpoint: Endpoint) -> bool:
         offered, failure = None, failure_of(exc)
     ms = round((time.monotonic() - start) * 1000)
     if failure is not None and failure.kind in ("connection", "timeout"):
-        fix = f"check base_url ({config.base_url}; it usually ends in /v1)" + (
-            f"; {config.help}" if config.help else "")
+        url = urlparse(config.base_url)
+        on_this_machine = url.hostname in LOOPBACK_HOSTS
+        if on_this_machine:
+            fix = f"start the server (nothing answers at {url.netloc})" + (
+                f": {config.help}" if config.local and config.help else "") + "; or correct base_url"
+        else:
+            fix = f"check base_url ({config.base_url}; it usually ends in /v1) and the network"
         report.add(Check("reachable", "fail", f"GET {config.base_url}/models: {failure.summary}",
-                         "server" if config.local else "network", fix, {"ms": ms}))
+                         "server" if on_this_machine else "network", fix, {"ms": ms}))
         report.skip(["auth", "model", *LATER], "skipped: the server cannot be reached")
         return False
     report.add(Check("reachable", "pass", f"GET /models answered in {ms} ms", data={"ms": ms}))
