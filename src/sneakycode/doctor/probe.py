@@ -8,6 +8,8 @@ Every request carries max_tokens and a timeout, has no retries, and is read to i
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -16,9 +18,12 @@ from urllib.parse import urlparse
 import openai
 
 from sneakycode.agent.model.assembly import TurnBuilder
-from sneakycode.agent.model.failures import Failure, IdleStream, classify
+from sneakycode.agent.model.failures import Failure, classify
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, cache_request_fields
 from sneakycode.agent.protocol import AssistantTurn, Usage
+
+CLOSE_WAIT = 5.0
+"""Seconds a request given up on has to wind down once its connection is closed."""
 
 
 @dataclass
@@ -91,6 +96,8 @@ class Endpoint:
         stream: bool = True,
         timeout: float | None = None,
     ) -> Exchange:
+        """The request, read to its end in a worker thread; one still going after the timeout is closed (the
+        server stops working on it) and comes back as a timeout, with what had arrived."""
         limit = timeout or self.timeout
         options: dict[str, Any] = (
             {"max_completion_tokens": max_tokens} if self.config.provider == "openai" else {"max_tokens": max_tokens}
@@ -101,28 +108,46 @@ class Endpoint:
         if tools:
             options["tools"] = tools
         exchange = Exchange(streamed=stream)
+        opened: list[Any] = []
+        abandoned = threading.Event()
         start = time.monotonic()
-        try:
-            if stream:
-                self._stream(exchange, cast(Any, messages), options, start, limit)
-            else:
-                completion = self.client.chat.completions.create(
-                    model=self.config.model, messages=cast(Any, messages), timeout=limit, **options
-                )
-                exchange.builder.add_completion(completion.to_dict())
-                exchange.first_token = exchange.last_token = time.monotonic() - start
-        except Exception as exc:  # every failure is a finding, classified as the agent's client would
-            exchange.failure = failure_of(exc)
+
+        def fetch() -> None:
+            try:
+                if stream:
+                    self._stream(exchange, cast(Any, messages), options, start, limit, opened)
+                else:
+                    completion = self.client.chat.completions.create(
+                        model=self.config.model, messages=cast(Any, messages), timeout=limit, **options
+                    )
+                    exchange.builder.add_completion(completion.to_dict())
+                    exchange.first_token = exchange.last_token = time.monotonic() - start
+            except Exception as exc:  # every failure is a finding, classified as the agent's client would
+                if not abandoned.is_set():
+                    exchange.failure = failure_of(exc)
+
+        worker = threading.Thread(target=fetch, name="doctor-probe", daemon=True)
+        worker.start()
+        worker.join(limit)
+        if worker.is_alive():
+            abandoned.set()
+            exchange.failure = Failure("timeout", f"no complete reply within {limit:g} s", False)
+            for response in opened:
+                with contextlib.suppress(Exception):
+                    response.close()  # the connection goes, and with it the server's work on the request
+            worker.join(CLOSE_WAIT)
         exchange.seconds = time.monotonic() - start
         return exchange
 
     def _stream(
-        self, exchange: Exchange, messages: Any, options: dict[str, Any], start: float, limit: float
+        self, exchange: Exchange, messages: Any, options: dict[str, Any], start: float, limit: float,
+        opened: list[Any],
     ) -> None:
         stream = self.client.chat.completions.create(
             model=self.config.model, messages=messages, stream=True, stream_options={"include_usage": True},
             timeout=limit, **options,
         )
+        opened.append(stream)
         with stream:  # closing it abandons the request on the server too
             for chunk in stream:
                 payload = chunk.to_dict()
@@ -137,8 +162,6 @@ class Endpoint:
                         exchange.first_token = exchange.first_token if exchange.first_token is not None else now
                         exchange.last_token = now
                         exchange.chunks += 1
-                if time.monotonic() - start > limit:
-                    raise IdleStream(f"the reply was still going after {limit:g} s")
 
 
 def failure_of(exc: Exception) -> Failure:

@@ -98,9 +98,13 @@ def _examine(report: Report, endpoint: Endpoint, loaded: LoadedSettings, config:
         short: Exchange | None = None
     else:
         short = check_stream(report, endpoint, config)
-        tools = check_tool_calls(report, endpoint, config)
-        check_parallel(report, endpoint, config, tools)
         exchanges.append(short)
+        tools = ToolFindings()
+        if short.failure is not None and short.failure.kind in ("connection", "timeout"):
+            report.skip(["tool_calls", "parallel_calls"], "skipped: the server did not answer a short request")
+        else:
+            tools = check_tool_calls(report, endpoint, config)
+            check_parallel(report, endpoint, config, tools)
     check_reasoning(report, exchanges)
     check_speed(report, config, found.probe, short)
     report.settings = worked(loaded, config, found.honoured, tools)
