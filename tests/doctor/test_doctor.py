@@ -201,3 +201,18 @@ def test_every_request_is_bounded_by_the_timeout_and_closed(ws: Path) -> None:
     assert check(report, "streaming")["verdict"] == "fail"
     assert check(report, "tool_calls")["measured"] == "skipped: the server did not answer a short request"
     assert took < 15
+
+
+def test_a_prompt_refused_as_over_the_window_gives_the_servers_window_as_the_setting(ws: Path) -> None:
+    """Seen with llama-cpp-python (it reports its window nowhere, so SneakyCode guesses 8,192): a 4,096 server
+    refuses the probe, and its message names the window to configure."""
+    small = script(quirks={"max_prompt_tokens": 4096})
+    with ScriptedServer(small) as server:
+        code, report = doctor_json(server, ws)
+    found = check(report, "window_honoured")
+    assert code == 1
+    assert found["verdict"] == "fail" and found["layer"] == "config"
+    assert "was refused as too long (HTTP 400: This model's maximum context length is 4096" in found["measured"]
+    assert found["fix"].startswith("context_window = 4096 in the config; or a larger server window:")
+    assert report["settings"]["context_window"] == 4096
+    assert check(report, "tool_calls")["verdict"] == "pass"  # the short probes still ran

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from urllib.parse import urlparse
 
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, PLACEHOLDER_KEY, PRESETS
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.probe import Endpoint, failure_of
 
+# Who a local server says owns its models (`owned_by` in GET /models) tells the software, for the fixes to name
+# when no info endpoint answered (llama-cpp-python has none).
+OWNERS = {"me": "llama-cpp-python", "llamacpp": "llamacpp", "vllm": "vllm", "library": "ollama",
+          "organization_owner": "lmstudio"}
 LATER = ["context_window", "window_honoured", "prompt_cache", "streaming", "usage", "output_cap", "tool_calls",
          "parallel_calls", "reasoning", "speed"]
 """The checks after the endpoint's, skipped together when the endpoint cannot be used."""
@@ -36,11 +41,16 @@ def check_endpoint(report: Report, endpoint: Endpoint) -> bool:
     """Add reachable, auth and model; False when nothing more can be asked of the endpoint."""
     config = endpoint.config
     start = time.monotonic()
+    listed: list[tuple[str, str]] | None = None
     try:
-        offered: list[str] | None = endpoint.models()
-        failure = None
+        listed, failure = endpoint.models(), None
     except Exception as exc:
-        offered, failure = None, failure_of(exc)
+        failure = failure_of(exc)
+    offered = [name for name, _ in listed] if listed is not None else None
+    owner = next((OWNERS[o] for _, o in listed or [] if o in OWNERS), "")
+    if owner and not config.server_kind:
+        endpoint.config = replace(config, server_kind=owner)
+        report.server_kind = owner
     ms = round((time.monotonic() - start) * 1000)
     if failure is not None and failure.kind in ("connection", "timeout"):
         url = urlparse(config.base_url)

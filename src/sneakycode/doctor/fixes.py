@@ -23,10 +23,9 @@ def window_fix(kind: str, tokens: int) -> str:
         "llamacpp": f"llama-server --ctx-size {tokens}",
         "vllm": f"vllm serve MODEL --max-model-len {tokens}",
         "lmstudio": f"lms load MODEL --context-length {tokens} (or the context length when loading it)",
+        "llama-cpp-python": f"python -m llama_cpp.server --n_ctx {tokens}",
     }
-    if kind in fixes:
-        return fixes[kind]
-    return "; ".join([*fixes.values(), f"llama-cpp-python: --n_ctx {tokens}"])
+    return fixes.get(kind) or "; ".join(f"{name}: {fix}" for name, fix in fixes.items())
 
 
 def tool_parser_fix(kind: str, dialect: str | None) -> str:
@@ -38,10 +37,10 @@ def tool_parser_fix(kind: str, dialect: str | None) -> str:
         "ollama": "a model whose template handles tools (`ollama show MODEL --template` mentions .Tools); "
         "update Ollama",
         "lmstudio": "a model LM Studio marks for native tool use, or its chat template fixed in the model settings",
+        "llama-cpp-python": "python -m llama_cpp.server --chat_format chatml-function-calling (or functionary-v2 "
+        "with a Functionary model)",
     }
-    if kind in fixes:
-        return fixes[kind]
-    return "; ".join([*fixes.values(), "llama-cpp-python: --chat_format chatml-function-calling"])
+    return fixes.get(kind) or "; ".join(f"{name}: {fix}" for name, fix in fixes.items())
 
 
 def cache_fix(kind: str, hosted: bool) -> str:
@@ -53,10 +52,9 @@ def cache_fix(kind: str, hosted: bool) -> str:
         "vllm": "vllm serve MODEL --enable-prefix-caching",
         "ollama": "OLLAMA_NUM_PARALLEL=1 ollama serve (SneakyCode already asks for keep_alive 30m)",
         "lmstudio": "keep the model loaded (no JIT unloading); LM Studio reuses the prompt by itself",
+        "llama-cpp-python": "python -m llama_cpp.server --cache true",
     }
-    if kind in fixes:
-        return fixes[kind]
-    return "; ".join([*fixes.values(), "llama-cpp-python: --cache true"])
+    return fixes.get(kind) or "; ".join(f"{name}: {fix}" for name, fix in fixes.items())
 
 
 def usage_fix(kind: str) -> str:
@@ -65,5 +63,7 @@ def usage_fix(kind: str) -> str:
         "llamacpp": "a llama.cpp build from 2025 or later (it sends usage on the last chunk)",
         "ollama": "Ollama 0.5 or later (stream_options.include_usage)",
         "lmstudio": "LM Studio 0.3.10 or later",
+        "llama-cpp-python": "none: llama-cpp-python's server sends no usage while streaming; SneakyCode's "
+        "estimate stands in",
     }
     return fixes.get(kind, "a server that honours stream_options.include_usage (upgrade it)")

@@ -3,7 +3,8 @@ reply joined as the agent joins it (`TurnBuilder`), the usage and llama.cpp timi
 and how the stream was cut into chunks (which the tool-call checks need raw).
 
 Every request carries max_tokens and a timeout, has no retries, and is read to its end or abandoned whole
-(the stream is closed), so a doctor never leaves a probe half-run on the server.
+(its connection closed), so a doctor never leaves a probe half-run. llama.cpp notices a closed connection only
+once it writes, so a long prompt it is still reading delays the next probe: the report shows that wait.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class Exchange:
     call_deltas: list[dict[str, Any]] = field(default_factory=list)
     """Every streamed tool-call delta, as sent."""
     failure: Failure | None = None
+    prompt_estimate: int | None = None
+    """The prompt's size by the four-characters-a-token rule, where the prober knows it."""
 
     @property
     def ok(self) -> bool:
@@ -83,9 +86,9 @@ class Endpoint:
     def close(self) -> None:
         self.client.close()
 
-    def models(self) -> list[str]:
-        """The ids GET /models lists; raises what the SDK raises."""
-        return [model.id for model in self.client.models.list()]
+    def models(self) -> list[tuple[str, str]]:
+        """The (id, owned_by) pairs GET /models lists; raises what the SDK raises."""
+        return [(model.id, str(getattr(model, "owned_by", "") or "")) for model in self.client.models.list()]
 
     def send(
         self,
@@ -96,9 +99,18 @@ class Endpoint:
         stream: bool = True,
         timeout: float | None = None,
     ) -> Exchange:
-        """The request, read to its end in a worker thread; one still going after the timeout is closed (the
-        server stops working on it) and comes back as a timeout, with what had arrived."""
-        limit = timeout or self.timeout
+        """The request, read to its end in a worker thread; one still going after the timeout has its connection
+        closed and comes back as a timeout, with what had arrived. A connection that failed is tried once more,
+        as the agent's client would (a server may close a kept-alive connection after an error)."""
+        exchange = self._send_once(messages, max_tokens, tools, stream, timeout or self.timeout)
+        if exchange.failure is not None and exchange.failure.kind == "connection":
+            exchange = self._send_once(messages, max_tokens, tools, stream, timeout or self.timeout)
+        return exchange
+
+    def _send_once(
+        self, messages: list[dict[str, Any]], max_tokens: int, tools: list[dict[str, Any]] | None, stream: bool,
+        limit: float,
+    ) -> Exchange:
         options: dict[str, Any] = (
             {"max_completion_tokens": max_tokens} if self.config.provider == "openai" else {"max_tokens": max_tokens}
         )
@@ -134,7 +146,7 @@ class Endpoint:
             exchange.failure = Failure("timeout", f"no complete reply within {limit:g} s", False)
             for response in opened:
                 with contextlib.suppress(Exception):
-                    response.close()  # the connection goes, and with it the server's work on the request
+                    response.close()  # the connection goes; a server that notices stops working on it
             worker.join(CLOSE_WAIT)
         exchange.seconds = time.monotonic() - start
         return exchange

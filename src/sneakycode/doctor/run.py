@@ -67,7 +67,7 @@ def run_doctor(
     report = Report(config.provider, config.base_url, config.model, config.server_kind)
     try:
         if check_endpoint(report, endpoint):
-            _examine(report, endpoint, loaded, config, reported, long_timeout)
+            _examine(report, endpoint, loaded, endpoint.config, reported, long_timeout)
     finally:
         endpoint.close()
     return report

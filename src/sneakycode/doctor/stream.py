@@ -14,6 +14,8 @@ from sneakycode.doctor.probe import Endpoint, Exchange
 
 CAP = 16
 """The output cap of the counting probe: far below what counting to 100 takes."""
+SLOW_GENERATION = 5.0
+"""Generated tokens per second below which an agent's turns get painfully slow."""
 COUNT = [{"role": "user", "content": "Count from 1 to 100, the numbers separated by spaces, nothing else."}]
 
 
@@ -66,17 +68,19 @@ def check_stream(report: Report, endpoint: Endpoint, config: ModelConfig) -> Exc
 
 
 def generated_per_second(exchange: Exchange | None) -> float | None:
-    """Tokens per second while the reply streamed: llama.cpp's own figure, else measured between chunks."""
+    """Tokens per second while the reply streamed: llama.cpp's own figure, else measured from the first chunk to
+    the last."""
     if exchange is None or not exchange.ok:
         return None
     server = exchange.timings.get("predicted_per_second")
     if isinstance(server, int | float) and server > 0:
         return round(float(server), 1)
-    usage = exchange.usage
-    if usage is None or exchange.first_token is None or exchange.last_token is None:
+    if exchange.first_token is None or exchange.last_token is None:
         return None
+    # Without usage, the chunks count the tokens: local servers send one token a chunk.
+    made = exchange.usage.completion_tokens if exchange.usage is not None else exchange.chunks
     span = exchange.last_token - exchange.first_token
-    return round((usage.completion_tokens - 1) / span, 1) if usage.completion_tokens > 1 and span > 0 else None
+    return round((made - 1) / span, 1) if made > 1 and span > 0 else None
 
 
 def prompt_per_second(exchange: Exchange | None) -> float | None:
@@ -87,22 +91,21 @@ def prompt_per_second(exchange: Exchange | None) -> float | None:
     if isinstance(server, int | float) and server > 0:
         return round(float(server), 1)
     usage = exchange.usage
-    if usage is None or not exchange.first_token:
-        return None
-    return round(usage.prefilled_tokens / exchange.first_token, 1) if usage.prefilled_tokens else None
+    read = usage.prefilled_tokens if usage is not None else exchange.prompt_estimate
+    return round(read / exchange.first_token, 1) if read and exchange.first_token else None
 
 
 def check_speed(report: Report, config: ModelConfig, long: Exchange | None, short: Exchange | None) -> None:
     if (long is None or not long.ok) and (short is None or not short.ok):
         report.skip(["speed"], "skipped: no reply to time")
         return
-    read, made = prompt_per_second(long), generated_per_second(short)
+    read, made = prompt_per_second(long) or prompt_per_second(short), generated_per_second(short)
     data: dict[str, Any] = {"prompt_tokens_per_second": read, "generated_tokens_per_second": made}
     parts = []
     if long is not None and long.ok and long.first_token is not None:
-        prompt = long.usage.prompt_tokens if long.usage is not None else None
+        prompt = str(long.usage.prompt_tokens) if long.usage is not None else f"~{long.prompt_estimate}"
         data["first_token_seconds_long_prompt"] = round(long.first_token, 3)
-        parts.append(f"first token after {long.first_token:.2f} s on a {prompt or '?'}-token prompt")
+        parts.append(f"first token after {long.first_token:.2f} s on a {prompt}-token prompt")
     if short is not None and short.ok and short.first_token is not None:
         data["first_token_seconds"] = round(short.first_token, 3)
         parts.append(f"{short.first_token:.2f} s on a short one")
@@ -115,5 +118,8 @@ def check_speed(report: Report, config: ModelConfig, long: Exchange | None, shor
         report.add(Check("speed", "warn", f"{measured}: reading a full {config.context_window}-token window would "
                          f"take ~{round(full_read)} s, over request_timeout ({config.request_timeout:g} s)", "config",
                          f"request_timeout = {math.ceil(full_read * 1.5)} in the config", data))
+    elif made is not None and made < SLOW_GENERATION:
+        report.add(Check("speed", "warn", f"{measured}: a 500-token reply takes {round(500 / made)} s", "server",
+                         "a smaller model or quantization, a GPU, or fewer other jobs on the machine", data))
     else:
         report.add(Check("speed", "pass", measured, data=data))

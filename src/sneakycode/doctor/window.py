@@ -4,6 +4,7 @@ same long prompt, sent twice, shows whether the server reuses what it has read (
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from sneakycode.agent.model.assembly import estimate_text_tokens
@@ -48,7 +49,10 @@ class WindowFindings:
 def check_reported(report: Report, config: ModelConfig, reported: DiscoveredWindow | None) -> None:
     used, source = config.context_window, config.context_window_source
     if reported is None:
-        if config.local or config.provider == "custom":
+        if config.context_window_source.startswith("configured"):
+            report.add(Check("context_window", "pass", f"{used} tokens ({source}); the server reports none, so the "
+                             "probe below checks it", data={"used": used}))
+        elif config.local or config.provider == "custom":
             report.add(Check("context_window", "warn", f"the server reports no window; SneakyCode uses {used} tokens "
                              f"({source})", "config", f"context_window = N in the config, N the server's window "
                              f"(for example {window_fix(config.server_kind, used)})", {"used": used}))
@@ -72,16 +76,27 @@ def check_honoured(report: Report, endpoint: Endpoint, config: ModelConfig,
     found = WindowFindings()
     messages, sent = probe_messages(config.context_window)
     found.probe = probe = endpoint.send(messages, max_tokens=8)
+    probe.prompt_estimate = sent
+    if probe.empty_stream:
+        # llama-cpp-python fails a prompt over its window after the stream began: the stream is empty, and only
+        # the same request without streaming says why (the agent's client falls back the same way).
+        found.probe = probe = endpoint.send(messages, max_tokens=8, stream=False)
     kind = config.server_kind
     data: dict[str, object] = {"sent_estimate": sent, "window": config.context_window}
     if probe.failure is not None:
         failure = probe.failure
         found.stopped = failure.kind == "connection"
-        if failure.kind == "context_length":
-            report.add(Check("window_honoured", "fail", f"a ~{sent}-token prompt was refused as too long "
-                             f"({failure.summary})", "server",
-                             f"{window_fix(kind, config.context_window)}; or context_window = N in the config, N the "
-                             "server's window", data))
+        if over_window(failure.kind, failure.summary):
+            server_window = window_in(failure.summary)
+            data["server_window"] = server_window
+            trusted = reported is not None and reported.tokens >= config.context_window
+            setting = f"context_window = {server_window or 'N'} in the config" + (
+                "" if server_window else ", N the server's window")
+            report.add(Check("window_honoured", "fail", f"a ~{sent}-token prompt, within the {config.context_window} "
+                             f"tokens SneakyCode uses ({config.context_window_source}), was refused as too long "
+                             f"({failure.summary})", "server" if trusted else "config",
+                             f"{setting}; or a larger server window: {window_fix(kind, config.context_window)}", data))
+            found.honoured = server_window if server_window and server_window >= 1024 else None
         elif failure.kind == "timeout":
             report.add(Check("window_honoured", "fail", f"a ~{sent}-token prompt got no complete reply within "
                              f"{endpoint.timeout:g} s: the server reads too slowly for that (a session's first "
@@ -145,6 +160,22 @@ def check_cache(report: Report, endpoint: Endpoint, config: ModelConfig, found: 
         report.add(Check("prompt_cache", "warn", f"the same prompt again: {said}, first token after {ttft[1]} s "
                          f"(the first time {ttft[0]} s): every turn reads the whole conversation again", "server",
                          cache_fix(config.server_kind, not (config.local or config.provider == "custom")), data))
+
+
+def over_window(kind: str, summary: str) -> bool:
+    """Whether a refusal says the prompt is over the window (also in words the agent's classifier does not know,
+    such as llama-cpp-python's "exceed context window")."""
+    text = summary.lower()
+    return kind == "context_length" or ("context" in text and any(w in text for w in ("exceed", "too long")))
+
+
+def window_in(summary: str) -> int | None:
+    """The server's window when its refusal names it ("exceed context window of 4096", "context size (4096)")."""
+    found = _WINDOW_IN.search(summary)
+    return int(found.group(1)) if found else None
+
+
+_WINDOW_IN = re.compile(r"context (?:window|length|size)\D{0,24}?(\d{3,8})", re.IGNORECASE)
 
 
 def _failure_fix(config: ModelConfig, kind: str) -> str:

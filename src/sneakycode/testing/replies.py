@@ -81,6 +81,22 @@ def prompt_text(request: dict[str, Any]) -> str:
     return json.dumps(request.get("messages", [])) + json.dumps(request.get("tools", []))
 
 
+def refusal(request: dict[str, Any], script: Script) -> tuple[int, str, str | None] | None:
+    """The (status, message, code) a quirked server refuses this request with, or None when it takes it."""
+    null_status = script.quirks.get("reject_null_content")
+    if null_status and any(
+        m.get("role") == "assistant" and m.get("tool_calls") and m.get("content") is None
+        for m in request.get("messages", []) if isinstance(m, dict)
+    ):
+        return int(null_status), "assistant message content must be a string", None
+    window = script.quirks.get("max_prompt_tokens")
+    prompt = len(prompt_text(request)) // 4
+    if window is not None and prompt + int(request.get("max_tokens") or 0) > window:
+        return 400, (f"This model's maximum context length is {window} tokens. However, you requested "
+                     f"{prompt + int(request.get('max_tokens') or 0)} tokens."), "context_length_exceeded"
+    return None
+
+
 class PromptCache:
     """The quirk `prompt_cache`: the last prompt read, and how much of the next one starts the same way."""
 

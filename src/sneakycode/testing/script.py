@@ -61,6 +61,9 @@ QUIRKS = {
     "split_streamed_arguments": bool,
     # The reported prompt_tokens never exceed this: a server that silently cuts the prompt to its window (Ollama).
     "truncate_prompt": int,
+    # A request whose prompt (characters / 4) and max_tokens exceed this is refused with HTTP 400, as vLLM and
+    # llama-cpp-python refuse a prompt over their window ("maximum context length is N tokens").
+    "max_prompt_tokens": int,
     # Like a llama.cpp slot, the server keeps the last prompt it read; a request that starts the same way
     # reports the shared part (characters / 4) as usage.prompt_tokens_details.cached_tokens.
     "prompt_cache": bool,

@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import Any
 
 from sneakycode.testing.info import info_reply, models_reply
-from sneakycode.testing.replies import PromptCache, completion_body, effective_turn, stream_chunks
+from sneakycode.testing.replies import PromptCache, completion_body, effective_turn, refusal, stream_chunks
 from sneakycode.testing.script import Fault, Script, Step, Turn, parse_script
 
 
@@ -44,14 +44,6 @@ class RecordedRequest:
     """The HTTP status answered; None while answering, or when the connection was dropped instead."""
     received_at: float = field(default_factory=time.monotonic)
     """`time.monotonic()` once the request was read, so a benchmark can time a client's start-up to it."""
-
-
-def _has_null_tool_call_content(body: dict[str, Any]) -> bool:
-    return any(
-        m.get("role") == "assistant" and m.get("tool_calls") and m.get("content") is None
-        for m in body.get("messages", [])
-        if isinstance(m, dict)
-    )
 
 
 class _Server(ThreadingHTTPServer):
@@ -190,10 +182,10 @@ class _Handler(BaseHTTPRequestHandler):
         if script.models and body.get("model") not in script.models:
             self._send_error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
             return 404
-        null_status = script.quirks.get("reject_null_content")
-        if null_status and _has_null_tool_call_content(body):
-            self._send_error(null_status, "assistant message content must be a string")
-            return int(null_status)
+        refused = refusal(body, script)
+        if refused is not None:
+            self._send_error(*refused)
+            return refused[0]
         if script.delay and self.server.stopping.wait(script.delay):
             self._drop()
             return None
