@@ -216,3 +216,18 @@ def test_a_prompt_refused_as_over_the_window_gives_the_servers_window_as_the_set
     assert found["fix"].startswith("context_window = 4096 in the config; or a larger server window:")
     assert report["settings"]["context_window"] == 4096
     assert check(report, "tool_calls")["verdict"] == "pass"  # the short probes still ran
+
+
+def test_a_server_too_slow_for_its_window_warns_with_the_request_timeout_to_set(ws: Path) -> None:
+    """llama.cpp's own timings say how fast it reads: a full window at 25 tokens/s outlasts request_timeout."""
+    slow = script(server_kind="llamacpp", context_window=8192)
+    slow["no_tools_reply"] = {"content": "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16", "timings": {
+        "prompt_n": 5000, "cache_n": 0, "prompt_ms": 200000.0, "prompt_per_second": 25.0, "predicted_per_second": 9.0}}
+    with ScriptedServer(slow) as server:
+        code, report = doctor_json(server, ws)
+    found = check(report, "speed")
+    assert code == 0
+    assert found["verdict"] == "warn" and found["layer"] == "config"
+    assert "25.0 prompt tokens/s, 9.0 generated tokens/s" in found["measured"]
+    assert "reading a full 8192-token window would take ~328 s" in found["measured"]
+    assert found["fix"] == "request_timeout = 492 in the config"

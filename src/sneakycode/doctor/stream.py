@@ -14,6 +14,8 @@ from sneakycode.doctor.probe import Endpoint, Exchange
 
 CAP = 16
 """The output cap of the counting probe: far below what counting to 100 takes."""
+MIN_TIMED_PROMPT = 256
+"""Fewer prompt tokens read than this time the server's latency, not its reading."""
 SLOW_GENERATION = 5.0
 """Generated tokens per second below which an agent's turns get painfully slow."""
 COUNT = [{"role": "user", "content": "Count from 1 to 100, the numbers separated by spaces, nothing else."}]
@@ -84,15 +86,18 @@ def generated_per_second(exchange: Exchange | None) -> float | None:
 
 
 def prompt_per_second(exchange: Exchange | None) -> float | None:
-    """Prompt tokens read per second: llama.cpp's own figure, else the uncached prompt over the first token's wait."""
+    """Prompt tokens read per second: llama.cpp's own figure, else the uncached prompt over the first token's wait;
+    None when too little of the prompt was read to tell (most of it came from the cache)."""
     if exchange is None or not exchange.ok:
+        return None
+    usage = exchange.usage
+    read = usage.prefilled_tokens if usage is not None else exchange.prompt_estimate
+    if not read or read < MIN_TIMED_PROMPT:
         return None
     server = exchange.timings.get("prompt_per_second")
     if isinstance(server, int | float) and server > 0:
         return round(float(server), 1)
-    usage = exchange.usage
-    read = usage.prefilled_tokens if usage is not None else exchange.prompt_estimate
-    return round(read / exchange.first_token, 1) if read and exchange.first_token else None
+    return round(read / exchange.first_token, 1) if exchange.first_token else None
 
 
 def check_speed(report: Report, config: ModelConfig, long: Exchange | None, short: Exchange | None) -> None:
@@ -104,8 +109,9 @@ def check_speed(report: Report, config: ModelConfig, long: Exchange | None, shor
     parts = []
     if long is not None and long.ok and long.first_token is not None:
         prompt = str(long.usage.prompt_tokens) if long.usage is not None else f"~{long.prompt_estimate}"
+        cached = f" ({long.usage.cached_tokens} cached)" if long.usage is not None and long.usage.cached_tokens else ""
         data["first_token_seconds_long_prompt"] = round(long.first_token, 3)
-        parts.append(f"first token after {long.first_token:.2f} s on a {prompt}-token prompt")
+        parts.append(f"first token after {long.first_token:.2f} s on a {prompt}-token prompt{cached}")
     if short is not None and short.ok and short.first_token is not None:
         data["first_token_seconds"] = round(short.first_token, 3)
         parts.append(f"{short.first_token:.2f} s on a short one")
