@@ -231,3 +231,10 @@ def test_a_server_too_slow_for_its_window_warns_with_the_request_timeout_to_set(
     assert "25.0 prompt tokens/s, 9.0 generated tokens/s" in found["measured"]
     assert "reading a full 8192-token window would take ~328 s" in found["measured"]
     assert found["fix"] == "request_timeout = 492 in the config"
+
+
+def test_a_configuration_that_names_no_usable_endpoint_exits_2_with_what_to_set(ws: Path) -> None:
+    result = run_cli("doctor", "--provider", "groq", "--workspace", str(ws), env=ENV)
+    assert result.code == 2 and result.stdout == ""
+    assert result.stderr.startswith("sneakycode doctor: provider groq needs an API key: export GROQ_API_KEY=")
+    assert "Traceback" not in result.stderr
