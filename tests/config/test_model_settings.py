@@ -33,7 +33,7 @@ def test_the_model_entry_wins_over_the_files_keys(ws: Path, isolated_home: Path)
     loaded = load_settings(ws)
     settings = loaded.settings
     assert (settings.tool_calls, settings.context_window, settings.tools.edit_format) == ("text", 8192, "replace")
-    assert loaded.origin_of("context_window") == f"model_settings.qwen2.5-coder:7b (from {path})"
+    assert loaded.origin_of("context_window") == f'[model_settings."qwen2.5-coder:7b"] in {path}'
 
 
 def test_flags_and_environment_win_over_the_model_entry(ws: Path, isolated_home: Path) -> None:

@@ -47,7 +47,7 @@ def merge_layers(layers: list[tuple[str, Mapping[str, Any]]], workspace: Path) -
     model = merged.get("model")
     for dotted, value in tuned_values(model, Settings.model_validate(merged).model_settings, origins).items():
         set_dotted(merged, dotted, value)
-        origins[dotted] = f"model_settings.{model} (from {origins.get(f'model_settings.{model}', 'default')})"
+        origins[dotted] = f'[model_settings."{model}"] in {origins.get(f"model_settings.{model}", "default")}'
     settings = Settings.model_validate(merged)
     shell = settings.tools.shell
     if shell.default_timeout > shell.max_timeout:
