@@ -1,9 +1,9 @@
 """Settings for one model by name, `[model_settings."MODEL"]`: what `sneakycode doctor --save` found to work
 with it (how its tool calls arrive, the window its server honours, the edit tool it knows).
 
-They apply when the session's model is that one, over the defaults and the configuration files' own keys (the
-more specific entry wins), but under SNEAKYCODE_* variables and command-line flags, which are the user's
-choice for this one run.
+They apply when the session names that model (`model`, `--model`), over the defaults and the configuration
+files' own keys (the more specific entry wins), but under SNEAKYCODE_* variables and command-line flags, which
+are the user's choice for this one run.
 """
 
 from __future__ import annotations

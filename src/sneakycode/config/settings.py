@@ -300,8 +300,8 @@ class Settings(_Strict):
     model_settings: dict[str, ModelTuning] = Field(
         default_factory=dict,
         description='Settings for one model by name, `[model_settings."MODEL"] tool_calls = "text", context_window = '
-        '8192, edit_format = "replace"`: over the config files\' own keys when that model is used, under SNEAKYCODE_* '
-        "variables and flags; `sneakycode doctor --save` writes them.",
+        '8192, edit_format = "replace"`: when that model is named (model, --model), over the config files\' own keys, '
+        "under SNEAKYCODE_* variables and flags; `sneakycode doctor --save` writes them.",
     )
     pricing: dict[str, PriceSettings] = Field(
         default_factory=dict,
