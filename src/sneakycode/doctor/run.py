@@ -27,6 +27,8 @@ from sneakycode.doctor.tools import ToolFindings, check_parallel, check_tool_cal
 from sneakycode.doctor.window import check_cache, check_honoured, check_reported
 from sneakycode.errors import ConfigError
 
+UNNAMED = "(none named)"
+"""The model's name when none is configured and the server lists none: nothing is saved for it."""
 SHORT_TIMEOUT = 60.0
 """The most a short probe may take by default; the long-prompt probes get request_timeout."""
 
@@ -45,7 +47,7 @@ def resolve(
         if settings.model or not (settings.base_url or settings.provider):
             raise
         # No model named and the server did not list one: the endpoint checks say why, in their own words.
-        unnamed = replace(loaded, settings=settings.model_copy(update={"model": "(none named)"}))
+        unnamed = replace(loaded, settings=settings.model_copy(update={"model": UNNAMED}))
         config = resolve_model_config(unnamed, options.api_key)
     return loaded, with_server_window(config)
 
@@ -107,7 +109,8 @@ def _examine(report: Report, endpoint: Endpoint, loaded: LoadedSettings, config:
             check_parallel(report, endpoint, config, tools)
     check_reasoning(report, exchanges)
     check_speed(report, config, found.probe, short)
-    report.settings = worked(loaded, config, found.honoured, tools)
+    if config.model != UNNAMED:
+        report.settings = worked(loaded, config, found.honoured, tools)
 
 
 def check_reasoning(report: Report, exchanges: list[Exchange]) -> None:
