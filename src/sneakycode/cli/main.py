@@ -14,7 +14,9 @@ from typing import TextIO
 
 from sneakycode.cli.exit_codes import ExitCode
 
-SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval", "review", "acp")
+SUBCOMMANDS = (
+    "tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval", "review", "acp", "doctor",
+)
 
 
 MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
@@ -43,7 +45,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval | "
+            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval | doctor | "
             "review [--base REF | --staged | --commit SHA] | acp (editors, over stdio) "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
@@ -165,6 +167,10 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         from sneakycode.review.arguments import add_review_arguments
 
         add_review_arguments(parser)
+    elif name == "doctor":
+        from sneakycode.cli.doctor_command import add_doctor_arguments
+
+        add_doctor_arguments(parser)
     _add_workspace(parser)
     return parser
 
@@ -240,6 +246,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.review_command import run_review_command
 
         return run_review_command(args)
+    if name == "doctor":
+        from sneakycode.cli.doctor_command import run_doctor_command
+
+        wipe_arguments([args.api_key])
+        return run_doctor_command(args)
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)

@@ -1,8 +1,8 @@
 """`sneakycode mcp [serve|list|add|remove]`: serve SneakyCode's tools, or manage the servers it uses.
 
 `list` starts every configured server (as a session would) to count its tools, then stops them. `add` and
-`remove` edit the user's config or the workspace's `.sneakycode/config.toml` with tomlkit, which keeps the
-file's comments and layout: these are files people write by hand.
+`remove` edit the user's config or the workspace's `.sneakycode/config.toml` with tomlkit (config/toml_edit.py),
+which keeps the file's comments and layout.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
 from sneakycode.config import PROJECT_CONFIG, user_config_path
+from sneakycode.config.toml_edit import read_document, write_document
 from sneakycode.errors import ConfigError
 
 
@@ -97,7 +98,7 @@ def _add(args: argparse.Namespace) -> int:
 
     McpServerSettings.model_validate(entry)
     path = _config_path(args.scope, args)
-    document = _read_document(path)
+    document = read_document(path)
     mcp = document.setdefault("mcp", tomlkit.table())
     servers = mcp.setdefault("servers", tomlkit.table())
     replaced = args.server in servers
@@ -105,7 +106,7 @@ def _add(args: argparse.Namespace) -> int:
     for key, value in entry.items():
         table[key] = tomlkit.inline_table() if isinstance(value, dict) and not value else value
     servers[args.server] = table
-    _write_document(path, document)
+    write_document(path, document)
     print(f"{'Replaced' if replaced else 'Added'} MCP server {args.server} in {path}.")
     if args.scope == "project":
         print("It comes with the repository, so it starts once the workspace is trusted (`sneakycode trust`).")
@@ -117,38 +118,14 @@ def _remove(args: argparse.Namespace) -> int:
     removed = []
     for scope in scopes:
         path = _config_path(scope, args)
-        document = _read_document(path)
+        document = read_document(path)
         servers = document.get("mcp", {}).get("servers", {})
         if args.server in servers:
             del servers[args.server]
-            _write_document(path, document)
+            write_document(path, document)
             removed.append(str(path))
     if not removed:
         print(f"sneakycode mcp: no MCP server {args.server!r} in the {' or '.join(scopes)} config", file=sys.stderr)
         return ExitCode.FAILURE
     print(f"Removed MCP server {args.server} from {' and '.join(removed)}.")
     return ExitCode.OK
-
-
-def _read_document(path: Path) -> Any:
-    import tomlkit
-    from tomlkit.exceptions import ParseError
-
-    from sneakycode.config import CONFIG_FILE_LIMIT, read_regular_file
-
-    raw = read_regular_file(path, CONFIG_FILE_LIMIT)
-    try:
-        return tomlkit.parse(raw.decode("utf-8")) if raw is not None else tomlkit.document()
-    except (UnicodeDecodeError, ParseError) as exc:
-        raise ConfigError(f"{path}: not valid TOML, so it was not changed: {exc}") from None
-
-
-def _write_document(path: Path, document: Any) -> None:
-    import tomlkit
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(tomlkit.dumps(document), encoding="utf-8")
-    if path.exists():
-        tmp.chmod(path.stat().st_mode & 0o777)  # a config holding tokens may be private: keep it so
-    tmp.replace(path)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from sneakycode.config.model_settings import tuned_values
 from sneakycode.config.settings import LoadedSettings, Settings, user_config_path
 from sneakycode.config.sources import (
     ACCUMULATING_KEYS,
@@ -43,6 +44,10 @@ def merge_layers(layers: list[tuple[str, Mapping[str, Any]]], workspace: Path) -
                 value = list(dict.fromkeys(rule for rule, _ in rules))
             set_dotted(merged, dotted, value)
             origins[dotted] = source
+    model = merged.get("model")
+    for dotted, value in tuned_values(model, Settings.model_validate(merged).model_settings, origins).items():
+        set_dotted(merged, dotted, value)
+        origins[dotted] = f'[model_settings."{model}"] in {origins.get(f"model_settings.{model}", "default")}'
     settings = Settings.model_validate(merged)
     shell = settings.tools.shell
     if shell.default_timeout > shell.max_timeout:

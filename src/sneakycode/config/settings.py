@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sneakycode.config.lsp_settings import LspSettings
+from sneakycode.config.model_settings import ModelTuning
 from sneakycode.config.telemetry import TelemetrySettings
 from sneakycode.config.web_search import WebSearchSettings
 
@@ -305,6 +306,12 @@ class Settings(_Strict):
     batch: BatchSettings = Field(default_factory=BatchSettings, description="`sneakycode batch` settings.")
     telemetry: TelemetrySettings = Field(
         default_factory=TelemetrySettings, description="OpenTelemetry export (docs/ci.md); off unless configured."
+    )
+    model_settings: dict[str, ModelTuning] = Field(
+        default_factory=dict,
+        description='Settings for one model by name, `[model_settings."MODEL"] tool_calls = "text", context_window = '
+        '8192, edit_format = "replace"`: when that model is named (model, --model), over the config files\' own keys, '
+        "under SNEAKYCODE_* variables and flags; `sneakycode doctor --save` writes them.",
     )
     pricing: dict[str, PriceSettings] = Field(
         default_factory=dict,

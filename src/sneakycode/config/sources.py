@@ -18,7 +18,7 @@ ENV_PREFIX = "SNEAKYCODE_"
 CONFIG_FILE_LIMIT = 1 << 20
 PROJECT_CONFIG = Path(".sneakycode") / "config.toml"
 # Tables whose keys are free text (model names hold dots): `pricing."gpt-4.1-mini"` is one key, never split.
-MAP_KEYS = frozenset({"pricing"})
+MAP_KEYS = frozenset({"pricing", "model_settings"})
 ACCUMULATING_KEYS = frozenset(
     {"permissions.allow", "permissions.ask", "permissions.deny"}
     | {f"tools.shell.{key}" for key in ("allowed_commands", "denied_commands", "env_keep", "env_strip")}

@@ -54,6 +54,19 @@ QUIRKS = {
     # (Hermes <tool_call>{...}</tool_call>), "qwen_xml" (Qwen3-Coder <function=...>), "llama" (<|python_tag|>),
     # "mistral" ([TOOL_CALLS][...]), "deepseek" (<｜tool▁call▁begin｜>), "fenced" (```json) or "bare" (JSON alone).
     "tool_calls_as_text": str,
+    # A server whose tool-call parser does not match the model's format: a reply with tool calls arrives with
+    # neither the calls nor any text (vLLM with the wrong --tool-call-parser, a mismatched chat template).
+    "swallow_tool_calls": bool,
+    # Each streamed arguments fragment arrives as a call of its own (a new index and id): one call split into many.
+    "split_streamed_arguments": bool,
+    # The reported prompt_tokens never exceed this: a server that silently cuts the prompt to its window (Ollama).
+    "truncate_prompt": int,
+    # A request whose prompt (characters / 4) and max_tokens exceed this is refused with HTTP 400, as vLLM and
+    # llama-cpp-python refuse a prompt over their window ("maximum context length is N tokens").
+    "max_prompt_tokens": int,
+    # Like a llama.cpp slot, the server keeps the last prompt it read; a request that starts the same way
+    # reports the shared part (characters / 4) as usage.prompt_tokens_details.cached_tokens.
+    "prompt_cache": bool,
 }
 
 

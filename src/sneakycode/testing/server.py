@@ -1,8 +1,8 @@
 """A scripted OpenAI-compatible chat server on 127.0.0.1 for tests and demos (stdlib only).
 
-Each POST to /v1/chat/completions plays the next step of a script (see `sneakycode.testing.script`): a
-reply, streamed as SSE or not as the request asks, or an injected failure. Quirks of real local servers
-apply to every request. Every request is recorded, so tests can assert what the client really sent.
+Each POST to /v1/chat/completions plays the next step of a script (see `sneakycode.testing.script`): a reply,
+streamed as SSE or not as the request asks, or an injected failure. Quirks of real local servers apply to every
+request (faults a doctor must find too). Every request is recorded, so tests can assert what the client sent.
 
     with ScriptedServer([{"content": "hi"}]) as server:
         client = OpenAI(base_url=server.base_url, api_key="x")
@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import Any
 
 from sneakycode.testing.info import info_reply, models_reply
-from sneakycode.testing.replies import completion_body, effective_turn, stream_chunks
+from sneakycode.testing.replies import PromptCache, completion_body, effective_turn, refusal, stream_chunks
 from sneakycode.testing.script import Fault, Script, Step, Turn, parse_script
 
 
@@ -44,14 +44,6 @@ class RecordedRequest:
     """The HTTP status answered; None while answering, or when the connection was dropped instead."""
     received_at: float = field(default_factory=time.monotonic)
     """`time.monotonic()` once the request was read, so a benchmark can time a client's start-up to it."""
-
-
-def _has_null_tool_call_content(body: dict[str, Any]) -> bool:
-    return any(
-        m.get("role") == "assistant" and m.get("tool_calls") and m.get("content") is None
-        for m in body.get("messages", [])
-        if isinstance(m, dict)
-    )
 
 
 class _Server(ThreadingHTTPServer):
@@ -190,10 +182,10 @@ class _Handler(BaseHTTPRequestHandler):
         if script.models and body.get("model") not in script.models:
             self._send_error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
             return 404
-        null_status = script.quirks.get("reject_null_content")
-        if null_status and _has_null_tool_call_content(body):
-            self._send_error(null_status, "assistant message content must be a string")
-            return int(null_status)
+        refused = refusal(body, script)
+        if refused is not None:
+            self._send_error(*refused)
+            return refused[0]
         if script.delay and self.server.stopping.wait(script.delay):
             self._drop()
             return None
@@ -202,11 +194,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._start_sse()
             self._end_sse()
             return 200
-        step: Step | None
-        if script.no_tools_reply is not None and not body.get("tools"):
-            step_index, step = -1, script.no_tools_reply
-        else:
-            step_index, step = owner._next_step()
+        no_tools = script.no_tools_reply is not None and not body.get("tools")  # a summary: played without a step
+        step_index, step = (-1, script.no_tools_reply) if no_tools else owner._next_step()
         if step is None:
             self._send_error(400, f"scripted server: the script has no step left ({step_index} played)",
                              "script_exhausted")
@@ -214,16 +203,17 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(step, Fault):
             return self._fault(step, streaming)
         turn = effective_turn(step, script)
+        cached = owner.prompt_cache.cached_tokens(body) if script.quirks.get("prompt_cache") else None
         if not streaming:
-            self._send_json(200, completion_body(turn, step_index, body, script))
+            self._send_json(200, completion_body(turn, step_index, body, script, cached))
             return 200
-        self._stream(turn, step_index, body)
+        self._stream(turn, step_index, body, cached)
         return 200
 
-    def _stream(self, turn: Turn, step_index: int, body: dict[str, Any]) -> None:
+    def _stream(self, turn: Turn, step_index: int, body: dict[str, Any], cached: int | None) -> None:
         self._start_sse()
         try:
-            for chunk in stream_chunks(turn, step_index, body, self.server.owner.script):
+            for chunk in stream_chunks(turn, step_index, body, self.server.owner.script, cached):
                 self._write_chunk(f"data: {json.dumps(chunk)}\n\n".encode())
                 if turn.chunk_delay and self.server.stopping.wait(turn.chunk_delay):
                     break
@@ -293,6 +283,7 @@ class ScriptedServer:
         self._played = 0
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
+        self.prompt_cache = PromptCache()
         self._on_request = on_request
         self._httpd = _Server(host, port, self)
         self._thread = threading.Thread(
