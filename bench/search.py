@@ -107,11 +107,12 @@ SMALL_TREE_FILES = 20_000
 GOAL_CASES = [
     GrepCase("match", "subprocess.Popen"),
     GrepCase("no match", "sneakycode_bench_finds_nothing"),
+    GrepCase("rare match", "_remaining_time"),
     GrepCase("path glob", "TODO", file_pattern="*.py"),
     GrepCase("path glob, against rg -g", "TODO", file_pattern="*.py", rg_by_glob=True),
     GrepCase("case-insensitive", "deprecated", case_insensitive=True),
 ]
-GOAL_FIND_CASES = ["*.so"]
+GOAL_FIND_CASES = ["*.so", "*.pyi"]
 
 
 def build_tree(root: Path) -> tuple[int, int]:

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from sneakycode.cli.exit_codes import ExitCode
 
-SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch")
+SUBCOMMANDS = ("tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "map")
 
 
 MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
@@ -43,7 +43,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR "
+            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | map [PATH] "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
     )
@@ -150,6 +150,10 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         from sneakycode.cli.batch import add_batch_arguments
 
         add_batch_arguments(parser)
+    elif name == "map":
+        from sneakycode.cli.map_command import add_map_arguments
+
+        add_map_arguments(parser)
     _add_workspace(parser)
     return parser
 
@@ -213,6 +217,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from sneakycode.cli.batch import run_batch_command
 
         return run_batch_command(args)
+    if name == "map":
+        from sneakycode.cli.map_command import run_map_command
+
+        return run_map_command(args)
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)

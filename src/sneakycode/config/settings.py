@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sneakycode.config.repo_map import RepoMapSettings
+
 
 class PermissionMode(StrEnum):
     """How much runs without asking: every command line, flag and rule names these values."""
@@ -284,6 +286,9 @@ class Settings(_Strict):
         default_factory=DiagnosticsSettings, description="Syntax errors and checkers after edits."
     )
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: prompts the model loads.")
+    repo_map: RepoMapSettings = Field(
+        default_factory=RepoMapSettings, description="The outline of the repository's most-used definitions."
+    )
     checkpoints: CheckpointSettings = Field(
         default_factory=CheckpointSettings, description="Workspace snapshots that `sneakycode rewind` restores."
     )
