@@ -5,7 +5,8 @@ followed), less those a deny rule hides from the read tools and those over the s
 opened. A file whose mtime and size are what the index saw keeps its tags; any other is parsed again. The
 index lives in memory for the process and in an append-only log in the session folder (`codemap.jsonl`, one
 line per parsed file, later lines winning), so an update writes only what changed and a resumed session, or
-another process of it, starts warm. The log is rewritten whole when it holds more stale lines than live ones.
+another process of it, starts warm; a new session starts from the newest log of another session of the same
+workspace. The log is rewritten whole when it holds more stale lines than live ones.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from sneakycode.tools.diagnostics.languages import EXTENSIONS
 from sneakycode.tools.search.walk import WalkOptions, walk_folders
 
 CACHE_NAME = "codemap.jsonl"
+_SEED_SESSIONS = 20  # the newest other session folders looked at for a log to start from
 _FORMAT = 1  # bumped when the tags a query yields change, so an old log is not trusted
 
 
@@ -56,6 +58,7 @@ class TagIndex:
         self.cache = cache_dir / CACHE_NAME if cache_dir is not None else None
         self.entries: dict[str, Entry] = {}
         self._log_lines = 0
+        self._seeded = False  # loaded from another session's log: the first save writes this session's whole
         self.lock = threading.Lock()
         self._load()
 
@@ -96,23 +99,42 @@ class TagIndex:
     def _load(self) -> None:
         if self.cache is None:
             return
+        if self.cache.exists():
+            self._read(self.cache)
+            return
+        # A new session starts from the newest log another session of this workspace left (same state folder;
+        # folder names sort by start time), then keeps its own.
         try:
-            with self.cache.open(encoding="utf-8") as log:
+            others = sorted((p for p in self.cache.parent.parent.iterdir() if p != self.cache.parent), reverse=True)
+        except OSError:
+            return
+        for folder in others[:_SEED_SESSIONS]:
+            if (folder / CACHE_NAME).is_file() and self._read(folder / CACHE_NAME):
+                self._seeded = True
+                return
+
+    def _read(self, path: Path) -> bool:
+        """Load the log at `path`; False (and nothing loaded) when it is of another root or cannot be used."""
+        try:
+            with path.open(encoding="utf-8") as log:
                 header = json.loads(log.readline() or "null")
                 if header != {"format": _FORMAT, "root": str(self.root)}:
-                    return
+                    return False
                 for line in log:
                     self._log_lines += 1
-                    path, mtime_ns, size, language, raw = json.loads(line)
-                    self.entries[path] = Entry(mtime_ns, size, language, FileTags.from_json(raw))
+                    name, mtime_ns, size, language, raw = json.loads(line)
+                    self.entries[name] = Entry(mtime_ns, size, language, FileTags.from_json(raw))
         except (OSError, ValueError, TypeError):  # a cut or foreign log: start cold
             self.entries.clear()
             self._log_lines = 0
+            return False
+        return True
 
     def _save(self, fresh: dict[str, Entry], removed: bool) -> None:
-        if self.cache is None or not (fresh or removed):
+        if self.cache is None or not (fresh or removed or self._seeded):
             return
-        whole = self._log_lines + len(fresh) > 2 * len(self.entries) + 16
+        whole = self._seeded or self._log_lines + len(fresh) > 2 * len(self.entries) + 16
+        self._seeded = False
         written = self.entries if whole else fresh
         lines = [json.dumps([p, e.mtime_ns, e.size, e.language, e.tags.to_json()]) + "\n" for p, e in written.items()]
         try:

@@ -32,7 +32,7 @@ def _header(path: str) -> str:
 
 def render_outline(ranked: Iterable[Ranked], max_tokens: int) -> tuple[str, int]:
     """The outline of the best definitions that fit in `max_tokens`, and how many definitions it shows.
-    Definitions are taken best first until the next one does not fit; files are listed in the order their
+    Definitions are taken best first, each one that still fits; files are listed in the order their
     best definition came, so the most important file is at the top."""
     budget = max_tokens * CHARS_PER_TOKEN
     used = 0
@@ -40,7 +40,7 @@ def render_outline(ranked: Iterable[Ranked], max_tokens: int) -> tuple[str, int]
     for item in ranked:
         cost = len(_line(item)) + (0 if item.path in chosen else len(_header(item.path)))
         if used + cost > budget:
-            break
+            continue  # a later one may still fit (a line in a file already shown needs no header)
         used += cost
         chosen.setdefault(item.path, []).append(item)
     parts: list[str] = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 _PYTHON = """
 (function_definition name: (identifier) @def)
 (class_definition name: (identifier) @def)
-(module (expression_statement (assignment left: (identifier) @def)))
+(module (assignment left: (identifier) @def))
 (call function: (identifier) @ref)
 (call function: (attribute attribute: (identifier) @ref))
 (class_definition superclasses: (argument_list (identifier) @ref))

@@ -9,7 +9,7 @@ nothing about which file is meant and make no edges. The rank walks those edges 
 1 - DAMPING, jumps to a file chosen by the personalisation: every file alike, plus the focus files
 (mentioned in the conversation, read or edited), which together get FOCUS_SHARE of the jumps. A
 definition's score is the rank that flows into its file through its name; the focus files' own definitions
-are promoted by FOCUS_BOOST on top.
+lead, used or not: each scores its file's rank plus what flows in, times FOCUS_BOOST.
 
 Written by hand rather than with networkx (not a dependency, and far larger than this): the graph is a few
 dicts, and the previous rank is reused as the starting point, so after an edit it settles in a few sweeps.
@@ -95,18 +95,20 @@ def rank_definitions(
         incoming[dst][name] += share[src] * weight
     focused = set(focus)
     candidates: list[tuple[float, int, Definition]] = []
-    for i, names in incoming.items():
-        boost = FOCUS_BOOST if i in focused else 1.0
-        candidates.extend(((names[d.name] + UNREFERENCED * rank[i]) * boost, i, d)
-                          for d in tags[paths[i]].definitions if d.name in names)
-    # Definitions nothing uses follow, by their file's rank (the focus files' first): only as many as can show.
+    for i in {*incoming, *focused}:
+        names = incoming.get(i, {})
+        if i in focused:  # the focus files' own definitions lead, used or not
+            candidates.extend(((names.get(d.name, 0.0) + rank[i]) * FOCUS_BOOST, i, d)
+                              for d in tags[paths[i]].definitions)
+        else:
+            candidates.extend((names[d.name] + UNREFERENCED * rank[i], i, d) for d in tags[paths[i]].definitions
+                              if d.name in names)
+    # Definitions nothing uses follow, by their file's rank: only as many as can show.
     wanted = len(paths) if limit is None else limit
     if len(candidates) < wanted:
-        order = sorted(range(len(paths)), key=lambda i: -rank[i] * (FOCUS_BOOST if i in focused else 1.0))
-        for i in order:
+        for i in sorted(set(range(len(paths))) - focused, key=lambda i: -rank[i]):
             names = incoming.get(i, {})
-            boost = FOCUS_BOOST if i in focused else 1.0
-            candidates.extend((UNREFERENCED * rank[i] * boost, i, d) for d in tags[paths[i]].definitions
+            candidates.extend((UNREFERENCED * rank[i], i, d) for d in tags[paths[i]].definitions
                               if d.name not in names)
             if limit is not None and len(candidates) >= limit + len(incoming):
                 break
