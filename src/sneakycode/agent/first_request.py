@@ -51,6 +51,7 @@ def first_request_map(agent: Agent, request: str) -> str:
             max_file_bytes=min(settings.repo_map.max_file_bytes, settings.max_file_size_bytes),
             cache_dir=ctx.session_dir,
             focus=Focus(frozenset(seen), request),
+            seconds=settings.repo_map.build_seconds,
         )
     except Exception as exc:  # the map only helps: whatever goes wrong in it, the request goes out without it
         agent._notice(f"The repository map was left out: {type(exc).__name__}: {exc}")

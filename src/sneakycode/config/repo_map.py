@@ -22,6 +22,12 @@ class RepoMapSettings(BaseModel):
     min_window: int = Field(
         16_384, ge=1024, description="Context windows (tokens) smaller than this get no map: it would crowd the work."
     )
+    build_seconds: float = Field(
+        5.0,
+        gt=0,
+        description="Seconds the first request waits for files to be parsed (smallest first); the rest are parsed "
+        "next time, from the session's index.",
+    )
     max_file_bytes: int = Field(
         262_144, ge=1024, description="Source files larger than this (or than max_file_size_bytes) are not parsed."
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,12 +39,14 @@ class Entry:
 
 @dataclass
 class Refresh:
-    """What one refresh did: files in the index, files parsed now, files dropped, files too large to parse."""
+    """What one refresh did: files in the index, parsed now, dropped, too large to parse, left for later."""
 
     files: int = 0
     parsed: int = 0
     removed: int = 0
     oversized: list[str] = field(default_factory=list)
+    pending: int = 0  # new or changed files left for the next refresh: its deadline came first
+    changed_paths: set[str] = field(default_factory=set)
 
     @property
     def changed(self) -> bool:
@@ -62,11 +65,15 @@ class TagIndex:
         self.lock = threading.Lock()
         self._load()
 
-    def refresh(self, hidden: Callable[[str], str | None], max_file_bytes: int) -> Refresh:
-        """Walk the workspace, parse what is new or changed, drop what is gone (or now ignored, hidden, too large)."""
+    def refresh(
+        self, hidden: Callable[[str], str | None], max_file_bytes: int, deadline: float | None = None
+    ) -> Refresh:
+        """Walk the workspace, parse what is new or changed, drop what is gone (or now ignored, hidden, too
+        large). Past `deadline` (time.monotonic()) nothing more is parsed: those files wait for the next refresh
+        (a changed one keeps its old tags meanwhile), counted in `pending`. Smaller files are parsed first."""
         report = Refresh()
         seen: set[str] = set()
-        fresh: dict[str, Entry] = {}
+        wanted: list[tuple[int, str, str, str, os.stat_result]] = []
         for folder in walk_folders(str(self.root), ".", WalkOptions()):
             for entry in folder.files:
                 language = _language(entry.name)
@@ -84,15 +91,22 @@ class TagIndex:
                     continue
                 seen.add(path)
                 known = self.entries.get(path)
-                if known and known.mtime_ns == info.st_mtime_ns and known.size == info.st_size:
-                    continue
-                tags = _parse(entry.path, language, max_file_bytes)
-                if tags is not None:
-                    fresh[path] = self.entries[path] = Entry(info.st_mtime_ns, info.st_size, language, tags)
+                if not (known and known.mtime_ns == info.st_mtime_ns and known.size == info.st_size):
+                    wanted.append((info.st_size, path, entry.path, language, info))
+        fresh: dict[str, Entry] = {}
+        wanted.sort()
+        for done, (_, path, real, language, info) in enumerate(wanted):
+            if deadline is not None and time.monotonic() > deadline:
+                report.pending = len(wanted) - done
+                break
+            tags = _parse(real, language, max_file_bytes)
+            if tags is not None:
+                fresh[path] = self.entries[path] = Entry(info.st_mtime_ns, info.st_size, language, tags)
         gone = [path for path in self.entries if path not in seen]
         for path in gone:
             del self.entries[path]
         report.files, report.parsed, report.removed = len(self.entries), len(fresh), len(gone)
+        report.changed_paths = {*fresh, *gone}
         self._save(fresh, bool(gone))
         return report
 

@@ -9,11 +9,12 @@ request mentions that some file defines.
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Callable, Collection, Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sneakycode.tools.codemap.graph import ReferenceGraph
 from sneakycode.tools.codemap.index import Refresh, index_for
 from sneakycode.tools.codemap.outline import estimate_tokens, render_outline
 from sneakycode.tools.codemap.rank import rank_definitions
@@ -42,8 +43,10 @@ class RepoMap:
     focus_files: tuple[str, ...] = ()
 
 
-_ranks: dict[Path, dict[str, float]] = {}  # the last file ranks of each root: where the next ranking starts
-_ranks_lock = threading.Lock()
+# Per root, kept between builds (used under the index's lock): the reference graph, and the last file ranks,
+# where the next ranking starts.
+_graphs: dict[Path, ReferenceGraph] = {}
+_ranks: dict[Path, dict[str, float]] = {}
 
 
 def build_map(
@@ -55,19 +58,21 @@ def build_map(
     cache_dir: Path | None = None,
     focus: Focus = Focus(),
     under: str = "",
+    seconds: float | None = None,
 ) -> RepoMap:
     """The map of the source files under `root` (`under`: only those below that relative folder), at most
     `max_tokens` tokens. `hidden` names the deny rule that keeps a path from the read tools (such files are
-    neither parsed nor shown); `cache_dir` is the session folder whose log keeps the index between runs."""
+    neither parsed nor shown); `cache_dir` is the session folder whose log keeps the index between runs;
+    `seconds` bounds the parsing (what is left waits for the next build)."""
     index = index_for(root, cache_dir)
+    deadline = time.monotonic() + seconds if seconds is not None else None
     with index.lock:
-        report = index.refresh(hidden, max_file_bytes)
+        report = index.refresh(hidden, max_file_bytes, deadline)
         tags = {path: entry.tags for path, entry in index.entries.items()}
-    files, names = _focus(focus, tags)
-    with _ranks_lock:
-        start = _ranks.get(root)
-    ranked, ranks = rank_definitions(tags, files, names, start, limit=None if under else max_tokens)
-    with _ranks_lock:
+        files, names = _focus(focus, tags)
+        graph = _graphs.setdefault(root, ReferenceGraph())
+        graph.update(tags, report.changed_paths)
+        ranked, ranks = rank_definitions(graph, tags, files, names, _ranks.get(root), None if under else max_tokens)
         _ranks[root] = ranks
     prefix = under.strip("/") + "/" if under.strip("/") not in ("", ".") else ""
     shown = (r for r in ranked if r.path.startswith(prefix)) if prefix else ranked
@@ -92,14 +97,11 @@ def _focus(focus: Focus, tags: Mapping[str, object]) -> tuple[set[str], set[str]
     return files, set(_WORD.findall(focus.text))
 
 
-def with_heading(repo_map: RepoMap, window_note: str = "") -> str:
+def with_heading(repo_map: RepoMap) -> str:
     """The map as a section of a message: a heading that says what it is, then the outline."""
-    note = f" ({window_note})" if window_note else ""
+    pending = repo_map.refresh.pending
+    files = f"{repo_map.files:,} source files" + (f" ({pending:,} more not read yet)" if pending else "")
     return (
-        f"{HEADING}{note}: the most-used definitions of {repo_map.files:,} source files, best first; "
-        f"line numbers are where each is defined.\n{repo_map.text}"
+        f"{HEADING}: the most-used definitions of {files}, best first; line numbers are where each is "
+        f"defined.\n{repo_map.text}"
     )
-
-
-def names_in(text: str) -> Collection[str]:
-    return set(_WORD.findall(text))
