@@ -29,7 +29,7 @@ def same(left: ReferenceGraph, right: ReferenceGraph) -> None:
 def test_an_edit_of_a_body_updates_one_row_to_what_a_rebuild_gives() -> None:
     graph = ReferenceGraph()
     graph.update(tags_of(FILES), FILES)  # type: ignore[arg-type]
-    assert graph.rows[graph.index["b.py"]] == {graph.index["a.py"]: approx(3**0.5 * 10)}  # imported, called twice: specific
+    assert graph.rows[graph.index["b.py"]] == {graph.index["a.py"]: approx(3**0.5 * 10)}  # 3 uses, specific
     edited = {**FILES, "b.py": FILES["b.py"].replace("    parse_config(2)\n", "")}
     rows_before = graph.rows
     graph.update(tags_of(edited), {"b.py"})  # type: ignore[arg-type]
