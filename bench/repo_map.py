@@ -7,6 +7,8 @@ the model costs fewer tokens for the same answer.
    build (empty session folder), a warm rebuild with nothing changed, a warm update after one file is edited,
    a new process starting from the session's log, and the peak resident memory. Targets (issue 29): under
    3 s cold and 200 ms warm on 5,000 files.
+   The parse itself (tree-sitter, which holds the GIL) is most of a cold build; the first request waits at
+   most repo_map.build_seconds for it, smallest files first, and the next build goes on from the index.
 2. Tokens by route, through the real `sneakycode -p` against the scripted server, for a scripted "find where
    X is defined and change its signature" task (X: a function the map shows) and for a task that needs no
    map: the map in the first request (what SneakyCode does), no map (grep first), and a `code_map` tool
@@ -37,6 +39,7 @@ sys.path.insert(0, str(SRC))
 BIG_TREE = 5_000
 TOKENS = 1_024  # the default budget of a 32k window
 COLD_GOAL, WARM_GOAL = 3.0, 0.2
+BUILD_SECONDS = 3.0  # repo_map.build_seconds' default
 CODE_MAP_SCHEMA_CHARS = 260  # the most a code_map tool could take (name, description, parameters)
 ENV = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
        "SNEAKYCODE_CONTEXT_WINDOW": "32768"}
@@ -70,12 +73,16 @@ def measure(tree: Path, session: Path) -> dict[str, Any]:
     from sneakycode.tools.codemap import index as index_module
     from sneakycode.tools.codemap.repomap import build_map
 
-    def build() -> tuple[float, Any]:
+    def build(seconds: float | None = None, where: Path = session) -> tuple[float, Any]:
         start = time.perf_counter()
         repo_map = build_map(tree, max_tokens=TOKENS, hidden=lambda _: None, max_file_bytes=262_144,
-                             cache_dir=session)
+                             cache_dir=where, seconds=seconds)
         return time.perf_counter() - start, repo_map
 
+    capped_session = session.parent / "capped" / session.name  # apart: a new session starts from a sibling's log
+    capped_session.mkdir(parents=True)
+    capped, capped_map = build(BUILD_SECONDS, capped_session)  # what a first request waits, by default
+    index_module._indexes.clear()
     cold, first = build()
     unchanged, _ = build()
     edited = next(p for p in sorted(tree.rglob("*.py")) if p.stat().st_size > 2000)
@@ -85,16 +92,18 @@ def measure(tree: Path, session: Path) -> dict[str, Any]:
     index_module._indexes.clear()
     reloaded, _ = build()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"files": first.files, "parsed": first.refresh.parsed, "cold": cold, "unchanged": unchanged,
+    return {"files": first.files, "parsed": first.refresh.parsed, "cold": cold, "capped": capped,
+            "capped_pending": capped_map.refresh.pending, "unchanged": unchanged,
             "update": update, "update_parsed": updated.refresh.parsed, "new_process": reloaded, "peak_mb": peak,
             "map_tokens": first.tokens, "definitions": first.definitions,
             "log_mb": sum(f.stat().st_size for f in session.iterdir()) / 1e6}
 
 
 def build_table(temp: Path) -> None:
-    print("| tree | files in tree | source files mapped | cold build | warm, nothing changed | warm, one file "
-          "edited | new process, from the log | peak memory | map (1,024-token budget) | goal met |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| tree | files in tree | source files mapped | cold build, all files | first request's wait "
+          f"(build_seconds {BUILD_SECONDS:g}) | warm, nothing changed | warm, one file edited | new process, from "
+          "the log | peak memory | map (1,024-token budget) | goal met (cold < 3 s, warm < 200 ms) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for label, limit in (("Python standard library", None), (f"{BIG_TREE:,} files (stdlib + site-packages)",
                                                              BIG_TREE)):
         tree = temp / f"tree-{limit}"
@@ -104,9 +113,12 @@ def build_table(temp: Path) -> None:
         out = subprocess.run([sys.executable, __file__, "--measure", str(tree), str(session)], capture_output=True,
                              text=True, check=True, env={**os.environ, "PYTHONPATH": str(SRC)})
         r = json.loads(out.stdout)
-        met = "yes" if r["cold"] < COLD_GOAL and r["update"] < WARM_GOAL else "NO"
-        print(f"| {label} | {linked:,} | {r['files']:,} | {r['cold']:.2f} s | {r['unchanged'] * 1000:.0f} ms | "
-              f"{r['update'] * 1000:.0f} ms ({r['update_parsed']} parsed) | {r['new_process'] * 1000:.0f} ms | "
+        cold_met = "cold yes" if r["cold"] < COLD_GOAL else "cold NO"
+        met = f"{cold_met}, warm {'yes' if r['update'] < WARM_GOAL else 'NO'}"
+        wait = f"{r['capped']:.2f} s ({r['capped_pending']:,} files left for later)"
+        print(f"| {label} | {linked:,} | {r['files']:,} | {r['cold']:.2f} s | {wait} | "
+              f"{r['unchanged'] * 1000:.0f} ms | {r['update'] * 1000:.0f} ms ({r['update_parsed']} parsed) | "
+              f"{r['new_process'] * 1000:.0f} ms | "
               f"{r['peak_mb']:.0f} MB | {r['map_tokens']:,} tokens, {r['definitions']} definitions | {met} |",
               flush=True)
 

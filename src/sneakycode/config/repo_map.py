@@ -23,7 +23,7 @@ class RepoMapSettings(BaseModel):
         16_384, ge=1024, description="Context windows (tokens) smaller than this get no map: it would crowd the work."
     )
     build_seconds: float = Field(
-        5.0,
+        3.0,
         gt=0,
         description="Seconds the first request waits for files to be parsed (smallest first); the rest are parsed "
         "next time, from the session's index.",
