@@ -127,3 +127,15 @@ def test_no_map_under_a_small_window(server: ScriptedServer, ws: Path) -> None:
     result = headless(server, ws, "Where is record_payment defined?", window=8192)
     assert result.code == 0, result.stderr
     assert first_user_message(server) == "Where is record_payment defined?"
+
+
+def test_the_models_map_leaves_out_what_a_deny_rule_hides(server: ScriptedServer, ws: Path) -> None:
+    (ws / "secret").mkdir()
+    (ws / "secret" / "keys.py").write_text("from billing.ledger import Ledger\n\ndef load_secret_keys():\n"
+                                           "    return Ledger()\n")
+    project_config(ws, '[permissions]\ndeny = ["read_file(secret/**)"]\n', trusted=False)
+    server.add_steps([{"content": "Done."}])
+    assert headless(server, ws, "Map it").code == 0
+    message = first_user_message(server)
+    assert HEADING in message and "record_payment" in message
+    assert "secret" not in message and "load_secret_keys" not in message
