@@ -109,3 +109,15 @@ def test_a_new_session_starts_from_the_newest_log_of_another(repo: Path, tmp_pat
     newer.mkdir()
     assert build(repo, cache_dir=newer).refresh.parsed == 0
     assert (newer / CACHE_NAME).is_file()
+
+
+def test_a_build_out_of_time_leaves_the_rest_for_the_next_and_says_so(repo: Path, tmp_path: Path) -> None:
+    from sneakycode.tools.codemap.repomap import with_heading
+
+    session = tmp_path / "session"
+    session.mkdir()
+    hurried = build(repo, cache_dir=session, seconds=0.0)
+    assert hurried.refresh.parsed == 0 and (hurried.refresh.walk_cut or hurried.refresh.pending)
+    assert "not read yet" in with_heading(hurried)
+    full = build(repo, cache_dir=session)
+    assert full.refresh.parsed == 9 and not full.refresh.pending and "not read yet" not in with_heading(full)

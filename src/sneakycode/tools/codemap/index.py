@@ -15,11 +15,13 @@ import json
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
+from sneakycode.tools.codemap.graph import ReferenceGraph
 from sneakycode.tools.codemap.tags import EMPTY, FileTags, extract_tags, has_tags
 from sneakycode.tools.diagnostics.languages import EXTENSIONS
 from sneakycode.tools.search.walk import WalkOptions, walk_folders
@@ -46,6 +48,7 @@ class Refresh:
     removed: int = 0
     oversized: list[str] = field(default_factory=list)
     pending: int = 0  # new or changed files left for the next refresh: its deadline came first
+    walk_cut: bool = False  # the deadline came before the walk of the tree ended
     changed_paths: set[str] = field(default_factory=set)
 
     @property
@@ -62,7 +65,10 @@ class TagIndex:
         self.entries: dict[str, Entry] = {}
         self._log_lines = 0
         self._seeded = False  # loaded from another session's log: the first save writes this session's whole
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # held while refreshing, and while ranking from the graph below
+        # Kept with the index (rank.py): the reference graph, and the last file ranks the next ranking starts from.
+        self.graph = ReferenceGraph()
+        self.ranks: dict[str, float] | None = None
         self._load()
 
     def refresh(
@@ -75,6 +81,9 @@ class TagIndex:
         seen: set[str] = set()
         wanted: list[tuple[int, str, str, str, os.stat_result]] = []
         for folder in walk_folders(str(self.root), ".", WalkOptions()):
+            if deadline is not None and time.monotonic() > deadline:
+                report.walk_cut = True  # a huge tree (a home folder): what was not reached stays as it was
+                break
             for entry in folder.files:
                 language = _language(entry.name)
                 if language is None:
@@ -102,7 +111,7 @@ class TagIndex:
             tags = _parse(real, language, max_file_bytes)
             if tags is not None:
                 fresh[path] = self.entries[path] = Entry(info.st_mtime_ns, info.st_size, language, tags)
-        gone = [path for path in self.entries if path not in seen]
+        gone = [] if report.walk_cut else [path for path in self.entries if path not in seen]
         for path in gone:
             del self.entries[path]
         report.files, report.parsed, report.removed = len(self.entries), len(fresh), len(gone)
@@ -184,7 +193,8 @@ def _parse(path: str, language: str, limit: int) -> FileTags | None:
     return extract_tags(language, data)
 
 
-_indexes: dict[tuple[Path, Path | None], TagIndex] = {}
+_KEPT_INDEXES = 4  # a process embedding many sessions keeps only the latest in memory (each has its log)
+_indexes: OrderedDict[tuple[Path, Path | None], TagIndex] = OrderedDict()
 _indexes_lock = threading.Lock()
 
 
@@ -194,4 +204,7 @@ def index_for(root: Path, cache_dir: Path | None) -> TagIndex:
         key = (root, cache_dir)
         if key not in _indexes:
             _indexes[key] = TagIndex(root, cache_dir)
+            while len(_indexes) > _KEPT_INDEXES:
+                _indexes.popitem(last=False)
+        _indexes.move_to_end(key)
         return _indexes[key]

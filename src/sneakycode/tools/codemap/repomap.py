@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sneakycode.tools.codemap.graph import ReferenceGraph
 from sneakycode.tools.codemap.index import Refresh, index_for
 from sneakycode.tools.codemap.outline import estimate_tokens, render_outline
 from sneakycode.tools.codemap.rank import rank_definitions
@@ -43,10 +42,6 @@ class RepoMap:
     focus_files: tuple[str, ...] = ()
 
 
-# Per root, kept between builds (used under the index's lock): the reference graph, and the last file ranks,
-# where the next ranking starts.
-_graphs: dict[Path, ReferenceGraph] = {}
-_ranks: dict[Path, dict[str, float]] = {}
 
 
 def build_map(
@@ -70,10 +65,9 @@ def build_map(
         report = index.refresh(hidden, max_file_bytes, deadline)
         tags = {path: entry.tags for path, entry in index.entries.items()}
         files, names = _focus(focus, tags)
-        graph = _graphs.setdefault(root, ReferenceGraph())
-        graph.update(tags, report.changed_paths)
-        ranked, ranks = rank_definitions(graph, tags, files, names, _ranks.get(root), None if under else max_tokens)
-        _ranks[root] = ranks
+        index.graph.update(tags, report.changed_paths)
+        ranked, index.ranks = rank_definitions(index.graph, tags, files, names, index.ranks,
+                                               None if under else max_tokens)
     prefix = under.strip("/") + "/" if under.strip("/") not in ("", ".") else ""
     shown = (r for r in ranked if r.path.startswith(prefix)) if prefix else ranked
     text, count = render_outline(shown, max_tokens)
@@ -99,8 +93,9 @@ def _focus(focus: Focus, tags: Mapping[str, object]) -> tuple[set[str], set[str]
 
 def with_heading(repo_map: RepoMap) -> str:
     """The map as a section of a message: a heading that says what it is, then the outline."""
-    pending = repo_map.refresh.pending
-    files = f"{repo_map.files:,} source files" + (f" ({pending:,} more not read yet)" if pending else "")
+    refresh = repo_map.refresh
+    later = f" ({refresh.pending:,} more not read yet)" if refresh.pending else ""
+    files = f"{repo_map.files:,} source files" + (" (more not read yet)" if refresh.walk_cut else later)
     return (
         f"{HEADING}: the most-used definitions of {files}, best first; line numbers are where each is "
         f"defined.\n{repo_map.text}"
