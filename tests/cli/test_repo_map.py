@@ -14,22 +14,14 @@ from sneakycode.tools.codemap.repomap import HEADING
 from tests.cli.test_headless import ENV
 from tests.cli.test_prompt_prefix import broken_prefixes
 from tests.conftest import CliResult, project_config, run_cli
-from tests.tools.codemap.conftest import LEDGER, LONELY, RECEIPTS, caller
+from tests.tools.codemap.sample_repo import make_repo
 
 pytestmark = pytest.mark.usefixtures("repo")
 
 
 @pytest.fixture
 def repo(ws: Path) -> Path:
-    (ws / "billing").mkdir()
-    (ws / "billing" / "ledger.py").write_text(LEDGER)
-    (ws / "billing" / "receipts.py").write_text(RECEIPTS)
-    (ws / "shop").mkdir()
-    for index in range(6):
-        (ws / "shop" / f"orders_{index}.py").write_text(caller(index))
-    (ws / "tools").mkdir()
-    (ws / "tools" / "lonely.py").write_text(LONELY)
-    return ws
+    return make_repo(ws)
 
 
 @pytest.fixture
