@@ -9,10 +9,10 @@ number of matching lines) of `sneakycode tool grep_files` and `rg` must be equal
 
 A second table holds the per-call goal: on two tree sizes (subsets of 20,000 and 60,000 files of the full
 tree, or the full tree when it is smaller), one in-process call of grep_files (a match, no match, a rare
-match, a path glob, case-insensitive) against the `rg` command that searches the same files (a file type, not `-g`, for the path glob: see rg_flags), and
-find_files against `rg --files -g`. "goal met" compares the ratio with GREP_GOAL / FIND_GOAL; it is a report,
-never a gate. "same answer" checks the numbers a user reads: the matching lines, or for no match the "N files
-searched", against rg's own `--stats`.
+match, a path glob, case-insensitive) against the `rg` command that searches the same files (a file type,
+not `-g`, for the path glob: see rg_flags), and find_files against `rg --files -g`. "goal met" compares the
+ratio with GREP_GOAL / FIND_GOAL; it is a report, never a gate. "same answer" checks the numbers a user
+reads: the matching lines, or for no match the "N files searched", against rg's own `--stats`.
 """
 
 from __future__ import annotations
@@ -374,8 +374,8 @@ def main() -> int:
         env = {**os.environ, "RIPGREP_CONFIG_PATH": ""}
         print(
             f"Tree: {files:,} files, {size / 1e6:,.0f} MB (standard library + site-packages, hard-linked in "
-            f"{time.perf_counter() - started:.1f} s; the subsets hold its first {small:,} and {large:,} files). Medians of "
-            f"{RUNS} interleaved runs; grep and the naive walker run once."
+            f"{time.perf_counter() - started:.1f} s; the subsets hold its first {small:,} and {large:,} files). "
+            f"Medians of {RUNS} interleaved runs; grep and the naive walker run once."
         )
         if not goal_only:
             print()
