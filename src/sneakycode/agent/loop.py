@@ -20,6 +20,7 @@ from sneakycode.agent.calls import ToolCalls
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, estimate_message_tokens, repair_history
 from sneakycode.agent.events import CallSummary, UsageEvent
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
+from sneakycode.agent.first_request import compose_request
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import user_message
 from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, UserMessage, history_from
@@ -234,9 +235,7 @@ class Agent(ToolCalls):
             return self._end("error", f"A UserPromptSubmit hook refused the request: {refused}")
         if len(self.history) == 1 and self.transcript is not None:
             self.transcript.message(self.history[0])
-        if self._session_notes:
-            request = "\n\n".join([*self._session_notes, request])
-            self._session_notes = []
+        request = compose_request(self, request)  # the session notes; the repository map on a first request
         self._append(user_message(request, images or []))
         self.budgets.arm(self.cancel.set)
         try:

@@ -16,6 +16,7 @@ from sneakycode.cli.exit_codes import ExitCode
 
 SUBCOMMANDS = (
     "tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval", "review", "acp", "doctor",
+    "map",
 )
 
 
@@ -45,7 +46,7 @@ def _agent_parser() -> argparse.ArgumentParser:
         description="A terminal coding agent for any OpenAI-compatible model.",
         epilog=(
             "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval | doctor | "
+            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval | doctor | map [PATH] | "
             "review [--base REF | --staged | --commit SHA] | acp (editors, over stdio) "
             "(see `sneakycode SUBCOMMAND --help`)"
         ),
@@ -171,6 +172,10 @@ def _subcommand_parser(name: str) -> argparse.ArgumentParser:
         from sneakycode.cli.doctor_command import add_doctor_arguments
 
         add_doctor_arguments(parser)
+    elif name == "map":
+        from sneakycode.cli.map_command import add_map_arguments
+
+        add_map_arguments(parser)
     _add_workspace(parser)
     return parser
 
@@ -251,6 +256,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         wipe_arguments([args.api_key])
         return run_doctor_command(args)
+    if name == "map":
+        from sneakycode.cli.map_command import run_map_command
+
+        return run_map_command(args)
     from sneakycode.cli.sessions_command import run_sessions_command
 
     return run_sessions_command(args)

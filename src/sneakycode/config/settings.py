@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from sneakycode.config.lsp_settings import LspSettings
 from sneakycode.config.model_settings import ModelTuning
+from sneakycode.config.repo_map import RepoMapSettings
 from sneakycode.config.telemetry import TelemetrySettings
 from sneakycode.config.web_search import WebSearchSettings
 
@@ -292,6 +293,9 @@ class Settings(_Strict):
         default_factory=DiagnosticsSettings, description="Syntax errors and checkers after edits."
     )
     skills: SkillsSettings = Field(default_factory=SkillsSettings, description="Skills: prompts the model loads.")
+    repo_map: RepoMapSettings = Field(
+        default_factory=RepoMapSettings, description="The outline of the repository's most-used definitions."
+    )
     checkpoints: CheckpointSettings = Field(
         default_factory=CheckpointSettings, description="Workspace snapshots that `sneakycode rewind` restores."
     )

@@ -46,6 +46,9 @@ HARMLESS_KEYS = frozenset(
     | {"skills.enabled", "skills.max_prompt_chars"}
     # Batch pacing and sizing: they slow or size the runner, and run nothing.
     | {"batch.requests_per_minute", "batch.tokens_per_minute", "batch.num_cpus", "batch.task_timeout"}
+    # The repository map reads only what the read tools may read, and sizes one message.
+    | {"repo_map.enabled", "repo_map.max_tokens", "repo_map.min_window", "repo_map.max_file_bytes",
+       "repo_map.build_seconds"}
 )  # fmt: skip
 # Where the model's requests (the whole conversation) go and which secret goes with them: never from an
 # untrusted repository, for any role (main or small).

@@ -116,3 +116,33 @@ def test_sound_ignore_files_keep_ripgrep_and_include_ignored_reads_none(reposito
     everything = call(ctx, "grep_files", pattern="needle", include_ignored=True)
     assert everything.data["backend"] == "ripgrep" and "skipped" not in everything.message
     assert "sub/noise.log:1:needle noise" in everything.content
+
+
+@pytest.mark.parametrize("hazard", list(HAZARDS))
+def test_a_hostile_ignore_file_made_after_a_search_is_seen_by_the_next_one(repository: Path, hazard: str) -> None:
+    """Issue 29: the ignore-file check is remembered between searches (prewalk.py) while nothing it looked at
+    changed; an ignore file made hostile after a first search must still be skipped by the next one, never
+    handed to ripgrep on the strength of the remembered answer."""
+    ctx = open_tool_context(load_settings(repository))
+    first = call(ctx, "grep_files", pattern="needle")
+    assert first.data["backend"] == "ripgrep" and "skipped" not in first.message
+    assert call(ctx, "grep_files", pattern="needle").data["backend"] == "ripgrep"  # answered from memory
+    make, reason = HAZARDS[hazard]
+    hostile = make(repository)
+    start = time.monotonic()
+    again = call(ctx, "grep_files", pattern="needle")
+    assert time.monotonic() - start < 30
+    assert again.data["backend"] == "python"
+    assert f"{hostile.relative_to(repository).as_posix()} ({reason}" in again.message
+
+
+def test_an_ignore_file_grown_in_place_past_its_limit_is_seen_by_the_next_search(repository: Path) -> None:
+    """Issue 29: growing an ignore file in place changes no folder, only the file; the remembered answer
+    signs each ignore file it read too, so the next search skips the file that is now too large."""
+    ctx = open_tool_context(load_settings(repository))
+    assert call(ctx, "grep_files", pattern="needle").data["backend"] == "ripgrep"
+    with (repository / ".ignore").open("a") as grown:
+        grown.write("#" * (1 << 20))
+    again = call(ctx, "grep_files", pattern="needle")
+    assert again.data["backend"] == "python"
+    assert ".ignore (larger than" in again.message

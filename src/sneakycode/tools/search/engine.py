@@ -9,7 +9,8 @@ folders it would enter are walked (walk.py: same ignore rules, each ignore file 
 reader of config/files.py), and when one of those files is not a regular file within its limit, this call
 runs on the pure-Python backend, which walks the same way, skips that file and searches the rest; the
 result says which ignore files were skipped. The walk reads folders only, never files (about 0.1 s for
-10,000 folders); with include_ignored ripgrep reads no ignore file, so there is no walk.
+10,000 folders), and its answer is kept while nothing it looked at changed (prewalk.py: one stat per folder
+instead of a listing); with include_ignored ripgrep reads no ignore file, so there is no walk.
 
 A process that replaces an ignore file between this walk and ripgrep's read is not caught here; it can
 make that one search wait for its timeout.
@@ -27,7 +28,7 @@ from sneakycode.process.environment import find_program
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.search import ripgrep
 from sneakycode.tools.search.common import FindRequest, GrepReport, GrepRequest, Line
-from sneakycode.tools.search.walk import skipped_ignore_files
+from sneakycode.tools.search.prewalk import checked_ignore_files
 from sneakycode.workspace.files import Workspace
 
 # The notice shares max_output_bytes with the results: a few entries, each of bounded length.
@@ -60,7 +61,7 @@ class Backend:
 def backend(ctx: ToolContext, roots: tuple[str, ...], max_depth: int | None, include_ignored: bool) -> Backend:
     """The engine for a search of `roots` (relative to the workspace root)."""
     cwd, cancel = ctx.workspace.root, ctx.cancel
-    skipped = {} if include_ignored else skipped_ignore_files(str(cwd), list(roots), max_depth)
+    skipped = {} if include_ignored else checked_ignore_files(str(cwd), list(roots), max_depth)
     rg = ripgrep.locate_rg()
     if rg is not None and ctx.workspace.contains(Path(os.path.realpath(rg))):
         # rg runs outside the sandbox: never one that a sandboxed command could have written.

@@ -299,7 +299,9 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     engine = backend(ctx, scope.roots, scope.narrowing.max_depth, args.include_ignored)
     skipped = engine.skipped_notice(ws)
     found = engine.find(FindRequest(scope.roots, scope.narrowing, args.include_ignored)) if scope.roots else []
-    paths = [path for path in found if scope.keeps(path) and ctx.hidden(path) is None]
+    if not (scope.counted_exactly and not scope.single_file):  # else the backend applied file_filter itself
+        found = [path for path in found if scope.keeps(path)]
+    paths = [path for path in found if ctx.hidden(path) is None]
     if args.sort == "mtime":
         paths.sort(key=lambda path: (-_mtime(ws.root / path), path_key(path)))
     else:

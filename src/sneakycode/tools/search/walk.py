@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
@@ -33,6 +34,19 @@ IGNORE_KINDS = (".rgignore", ".ignore", ".gitignore")
 _LEVEL_NAMES = frozenset((*IGNORE_KINDS, ".git"))
 IGNORE_FILE_LIMIT = 1 << 20
 _GITDIR_FILE_LIMIT = 4096
+
+
+Signature = tuple[int, int, int, int, int]  # mode, device, inode, size, ctime: what a change of the entry changes
+
+
+def signature(path: str, *, follow: bool) -> Signature | None:
+    """What tells whether the entry at `path` changed (ctime, which no program can set back, not mtime);
+    None when there is none."""
+    try:
+        info = os.stat(path, follow_symlinks=follow)
+    except (OSError, ValueError):
+        return None
+    return (info.st_mode, info.st_dev, info.st_ino, info.st_size, info.st_ctime_ns)
 
 
 @dataclass(frozen=True)
@@ -91,9 +105,18 @@ class RuleSet:
         return None
 
 
+# While set (prewalk.py), every ignore-file path the walk looks at, with its signature taken before it is read.
+probe_log: ContextVar[list[tuple[str, Signature | None]] | None] = ContextVar("probe_log", default=None)
+# While set, every folder the walk lists, with its signature taken before it is listed.
+folder_log: ContextVar[list[tuple[str, Signature | None]] | None] = ContextVar("folder_log", default=None)
+
+
 def _read_bounded(path: str, limit: int, unread: list[tuple[str, str]]) -> bytes | None:
     """The bytes of a regular file of at most `limit` bytes; None when there is none, and when there is
     something else, which is added to `unread` with the reason."""
+    probes = probe_log.get()
+    if probes is not None:
+        probes.append((path, signature(path, follow=True)))
     try:
         return read_regular(path, limit)
     except (FileNotFoundError, NotADirectoryError):
@@ -252,8 +275,11 @@ def walk_folders(cwd: str, root: str, options: WalkOptions, *, files: bool = Tru
     # `.git`): most folders have none, and probing each for five names would double the walk's system calls.
     stack: list[tuple[str, str, Chain, int]] = [(top, shown, chain, 1)]
     first = True
+    signed = folder_log.get()
     while stack:
         folder, prefix, chain, depth = stack.pop()
+        if signed is not None:
+            signed.append((folder, signature(folder, follow=False)))
         try:
             entries = list(os.scandir(folder))
         except OSError:

@@ -1,0 +1,210 @@
+"""The tags of every source file of a workspace, kept up to date by mtime and size.
+
+The files are the ones a search visits (tools/search/walk.py: the same ignore files, `.git` skipped, links not
+followed), less those a deny rule hides from the read tools and those over the size limit, which are never
+opened. A file whose mtime and size are what the index saw keeps its tags; any other is parsed again. The
+index lives in memory for the process and in an append-only log in the session folder (`codemap.jsonl`, one
+line per parsed file, later lines winning), so an update writes only what changed and a resumed session, or
+another process of it, starts warm; a new session starts from the newest log of another session of the same
+workspace. The log is rewritten whole when it holds more stale lines than live ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
+from sneakycode.tools.codemap.graph import ReferenceGraph
+from sneakycode.tools.codemap.tags import EMPTY, FileTags, extract_tags, has_tags
+from sneakycode.tools.diagnostics.languages import EXTENSIONS
+from sneakycode.tools.search.walk import WalkOptions, walk_folders
+
+CACHE_NAME = "codemap.jsonl"
+_SEED_SESSIONS = 20  # the newest other session folders looked at for a log to start from
+_FORMAT = 1  # bumped when the tags a query yields change, so an old log is not trusted
+
+
+@dataclass
+class Entry:
+    mtime_ns: int
+    size: int
+    language: str
+    tags: FileTags
+
+
+@dataclass
+class Refresh:
+    """What one refresh did: files in the index, parsed now, dropped, too large to parse, left for later."""
+
+    files: int = 0
+    parsed: int = 0
+    removed: int = 0
+    oversized: list[str] = field(default_factory=list)
+    pending: int = 0  # new or changed files left for the next refresh: its deadline came first
+    walk_cut: bool = False  # the deadline came before the walk of the tree ended
+    changed_paths: set[str] = field(default_factory=set)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.parsed or self.removed)
+
+
+class TagIndex:
+    """The tags of the workspace's source files; `refresh` brings them up to date."""
+
+    def __init__(self, root: Path, cache_dir: Path | None) -> None:
+        self.root = root
+        self.cache = cache_dir / CACHE_NAME if cache_dir is not None else None
+        self.entries: dict[str, Entry] = {}
+        self._log_lines = 0
+        self._seeded = False  # loaded from another session's log: the first save writes this session's whole
+        self.lock = threading.Lock()  # held while refreshing, and while ranking from the graph below
+        # Kept with the index (rank.py): the reference graph, and the last file ranks the next ranking starts from.
+        self.graph = ReferenceGraph()
+        self.ranks: dict[str, float] | None = None
+        self._load()
+
+    def refresh(
+        self, hidden: Callable[[str], str | None], max_file_bytes: int, deadline: float | None = None
+    ) -> Refresh:
+        """Walk the workspace, parse what is new or changed, drop what is gone (or now ignored, hidden, too
+        large). Past `deadline` (time.monotonic()) nothing more is parsed: those files wait for the next refresh
+        (a changed one keeps its old tags meanwhile), counted in `pending`. Smaller files are parsed first."""
+        report = Refresh()
+        seen: set[str] = set()
+        wanted: list[tuple[int, str, str, str, os.stat_result]] = []
+        for folder in walk_folders(str(self.root), ".", WalkOptions()):
+            if deadline is not None and time.monotonic() > deadline:
+                report.walk_cut = True  # a huge tree (a home folder): what was not reached stays as it was
+                break
+            for entry in folder.files:
+                language = _language(entry.name)
+                if language is None:
+                    continue
+                path = folder.prefix + entry.name
+                if (folder.chain.levels and folder.chain.ignored(entry.path, False)) or hidden(path) is not None:
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if info.st_size > max_file_bytes:
+                    report.oversized.append(path)
+                    continue
+                seen.add(path)
+                known = self.entries.get(path)
+                if not (known and known.mtime_ns == info.st_mtime_ns and known.size == info.st_size):
+                    wanted.append((info.st_size, path, entry.path, language, info))
+        fresh: dict[str, Entry] = {}
+        wanted.sort()
+        for done, (_, path, real, language, info) in enumerate(wanted):
+            if deadline is not None and time.monotonic() > deadline:
+                report.pending = len(wanted) - done
+                break
+            tags = _parse(real, language, max_file_bytes)
+            if tags is not None:
+                fresh[path] = self.entries[path] = Entry(info.st_mtime_ns, info.st_size, language, tags)
+        gone = [] if report.walk_cut else [path for path in self.entries if path not in seen]
+        for path in gone:
+            del self.entries[path]
+        report.files, report.parsed, report.removed = len(self.entries), len(fresh), len(gone)
+        report.changed_paths = {*fresh, *gone}
+        self._save(fresh, bool(gone))
+        return report
+
+    def _load(self) -> None:
+        if self.cache is None:
+            return
+        if self.cache.exists():
+            self._read(self.cache)
+            return
+        # A new session starts from the newest log another session of this workspace left (same state folder;
+        # folder names sort by start time), then keeps its own.
+        try:
+            others = sorted((p for p in self.cache.parent.parent.iterdir() if p != self.cache.parent), reverse=True)
+        except OSError:
+            return
+        for folder in others[:_SEED_SESSIONS]:
+            if (folder / CACHE_NAME).is_file() and self._read(folder / CACHE_NAME):
+                self._seeded = True
+                return
+
+    def _read(self, path: Path) -> bool:
+        """Load the log at `path`; False (and nothing loaded) when it is of another root or cannot be used."""
+        try:
+            with path.open(encoding="utf-8") as log:
+                header = json.loads(log.readline() or "null")
+                if header != {"format": _FORMAT, "root": str(self.root)}:
+                    return False
+                for line in log:
+                    self._log_lines += 1
+                    name, mtime_ns, size, language, raw = json.loads(line)
+                    self.entries[name] = Entry(mtime_ns, size, language, FileTags.from_json(raw))
+        except (OSError, ValueError, TypeError):  # a cut or foreign log: start cold
+            self.entries.clear()
+            self._log_lines = 0
+            return False
+        return True
+
+    def _save(self, fresh: dict[str, Entry], removed: bool) -> None:
+        if self.cache is None or not (fresh or removed or self._seeded):
+            return
+        whole = self._seeded or self._log_lines + len(fresh) > 2 * len(self.entries) + 16
+        self._seeded = False
+        written = self.entries if whole else fresh
+        lines = [json.dumps([p, e.mtime_ns, e.size, e.language, e.tags.to_json()]) + "\n" for p, e in written.items()]
+        try:
+            if whole or not self.cache.exists():
+                temp = self.cache.with_suffix(".tmp")
+                with temp.open("w", encoding="utf-8") as log:
+                    log.write(json.dumps({"format": _FORMAT, "root": str(self.root)}) + "\n")
+                    log.writelines(lines)
+                os.replace(temp, self.cache)
+                self._log_lines = len(lines)
+            else:
+                with self.cache.open("a", encoding="utf-8") as log:
+                    log.writelines(lines)
+                self._log_lines += len(lines)
+        except OSError:
+            pass  # the cache is an optimisation: a session folder that cannot take it only makes the next build cold
+
+
+def _language(name: str) -> str | None:
+    dot = name.rfind(".")
+    language = EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
+    return language if has_tags(language) else None
+
+
+def _parse(path: str, language: str, limit: int) -> FileTags | None:
+    """The file's tags; EMPTY for one that is not text, None for one that cannot be read (left out)."""
+    try:
+        data = read_regular(path, limit, follow_symlinks=False)
+    except (OSError, NotRegularFile, OverLimit):
+        return None
+    if b"\x00" in data[:8192]:
+        return EMPTY
+    return extract_tags(language, data)
+
+
+_KEPT_INDEXES = 4  # a process embedding many sessions keeps only the latest in memory (each has its log)
+_indexes: OrderedDict[tuple[Path, Path | None], TagIndex] = OrderedDict()
+_indexes_lock = threading.Lock()
+
+
+def index_for(root: Path, cache_dir: Path | None) -> TagIndex:
+    """The process's index of `root` cached in `cache_dir` (a session folder), loaded from its log on first use."""
+    with _indexes_lock:
+        key = (root, cache_dir)
+        if key not in _indexes:
+            _indexes[key] = TagIndex(root, cache_dir)
+            while len(_indexes) > _KEPT_INDEXES:
+                _indexes.popitem(last=False)
+        _indexes.move_to_end(key)
+        return _indexes[key]
