@@ -31,7 +31,10 @@ def run(mcp_tools: int, budget: int | None) -> dict[str, Any]:
         ws.mkdir()
         config = home / ".config" / "sneakycode" / "config.toml"
         config.parent.mkdir(parents=True)
-        lines = [] if budget is None else [f"mcp.max_tool_chars = {budget}"]
+        # A window that holds every tool: the "budget off" run sends 200 tools (~26,000 tokens), which an
+        # 8,192-token window refuses before any request (context_overflow) since compaction checks the fit.
+        lines = ["context_window = 131072"]
+        lines += [] if budget is None else [f"mcp.max_tool_chars = {budget}"]
         if mcp_tools:
             args = json.dumps([str(FIXTURE), "--extra-tools", str(mcp_tools - 10)])
             lines += ["[mcp.servers.fx]", f"command = {json.dumps(sys.executable)}", f"args = {args}"]
