@@ -15,7 +15,7 @@ from collections.abc import Collection
 from typing import Any
 
 from sneakycode.agent import compaction_auto
-from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending, add_seconds
+from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
 from sneakycode.agent.calls import ToolCalls
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, estimate_message_tokens, repair_history
 from sneakycode.agent.events import CallSummary, UsageEvent
@@ -213,12 +213,8 @@ class Agent(ToolCalls):
         with self._totals_lock:  # subagents run in parallel
             self.totals.turns += other.turns
             self.totals.tool_calls += other.tool_calls
-            self.totals.prompt_tokens += other.prompt_tokens
-            self.totals.completion_tokens += other.completion_tokens
-            self.totals.usage_estimated |= other.usage_estimated
-            self.totals.cached_tokens += other.cached_tokens
-            self.totals.cache_reported |= other.cache_reported
-            self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, other.prefill_seconds)
+            self.totals.add_usage(other.prompt_tokens, other.completion_tokens, other.usage_estimated,
+                                  other.cached_tokens, other.cache_reported, other.prefill_seconds)
 
     def run_turn(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
         """Work on one user request (with images attached, for a model that takes them) until the model
@@ -331,22 +327,16 @@ class Agent(ToolCalls):
         """Count a chore's request (a summary) in this run's usage and the session's spending, at the price of
         the model that ran it."""
         with self._totals_lock:
-            self.totals.prompt_tokens += usage.prompt_tokens
-            self.totals.completion_tokens += usage.completion_tokens
-            self.totals.usage_estimated |= usage.estimated
-            self.totals.cached_tokens += usage.cached_tokens
-            self.totals.cache_reported |= usage.cache_reported
-            self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, usage.prefill_seconds)
+            self._count(usage)
         self.spending.add(usage, model_name)
+
+    def _count(self, usage: Usage) -> None:
+        self.totals.add_usage(usage.prompt_tokens, usage.completion_tokens, usage.estimated, usage.cached_tokens,
+                              usage.cache_reported, usage.prefill_seconds)
 
     def _account(self, reply: AssistantTurn) -> None:
         usage = reply.usage
-        self.totals.prompt_tokens += usage.prompt_tokens
-        self.totals.completion_tokens += usage.completion_tokens
-        self.totals.usage_estimated |= usage.estimated
-        self.totals.cached_tokens += usage.cached_tokens
-        self.totals.cache_reported |= usage.cache_reported
-        self.totals.prefill_seconds = add_seconds(self.totals.prefill_seconds, usage.prefill_seconds)
+        self._count(usage)
         self.spending.add(usage, self.model_name)
         event: UsageEvent = {
             "type": "usage",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from sneakycode.agent.budgets import add_seconds
 from sneakycode.tools.base import ToolResult
 
 RunStatus = Literal["finished", "answered", "turn_limit", "budget", "cancelled", "error"]
@@ -26,6 +27,16 @@ class RunResult:
     prefill_seconds: float | None = None  # time the server spent reading prompts, where it says (llama.cpp)
     budget: str | None = None  # which budget stopped the run (status "budget"): max_tokens, max_cost, timeout
     error_kind: str | None = None  # status "error" from a failed model request: its errors.ModelErrorKind
+
+    def add_usage(self, prompt: int, completion: int, estimated: bool, cached: int, cache_reported: bool,
+                  prefill_seconds: float | None) -> None:
+        """Count one request's tokens (or a subagent's run's) in this run's."""
+        self.prompt_tokens += prompt
+        self.completion_tokens += completion
+        self.usage_estimated |= estimated
+        self.cached_tokens += cached
+        self.cache_reported |= cache_reported
+        self.prefill_seconds = add_seconds(self.prefill_seconds, prefill_seconds)
 
 
 @dataclass
