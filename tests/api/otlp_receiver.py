@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from tests.local_server import LocalServer, QuietHandler
 
 
 @dataclass
@@ -28,7 +28,7 @@ class OtlpReceiver:
     def __enter__(self) -> OtlpReceiver:
         received = self.exports
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 received.append(Export(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
@@ -37,24 +37,16 @@ class OtlpReceiver:
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._local = LocalServer(Handler).__enter__()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        self._local.__exit__(kind, value, traceback)
 
     @property
     def endpoint(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._local.url
 
     def spans(self) -> list[dict[str, Any]]:
         """Every span received, as OTLP JSON (attributes flattened to a dict), its resource's attributes under

@@ -8,10 +8,11 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.local_server import LocalServer, QuietHandler
 
 
 @dataclass
@@ -37,7 +38,7 @@ class FakeGitHub:
         fake = self
         lock = threading.Lock()
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def _handle(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length) if length else b""
@@ -56,24 +57,16 @@ class FakeGitHub:
 
             do_GET = do_POST = do_PATCH = _handle
 
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        self._thread.start()
+        self._local = LocalServer(Handler).__enter__()
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        self._local.__exit__(kind, value, traceback)
 
     @property
     def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return self._local.url
 
     def answer(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any]:
         prefix = f"/repos/{self.repository}"
