@@ -40,7 +40,23 @@ _LONGEST_LINE = 64 << 20
 def verified_lines(root: Path, found: dict[str, list[Line]]) -> dict[str, list[Line]]:
     """The files of `found` (paths relative to root) whose every line reads the same when the file is
     reached without following a link."""
-    return {path: lines for path, lines in found.items() if lines and _lines_hold(root, path, lines)}
+    by_folder: dict[tuple[str, ...], list[str]] = {}
+    for path, lines in found.items():
+        parts = _parts(path)
+        if lines and parts is not None:
+            by_folder.setdefault(parts[:-1], []).append(path)
+    held: set[str] = set()
+    # Each folder is reached once for all its files (a shown file's folder often holds the next one too).
+    for folder_parts, inside in by_folder.items():
+        try:
+            folder = open_folder(root, folder_parts)
+        except (PathChanged, OSError):
+            continue
+        try:
+            held.update(path for path in inside if _lines_hold(folder, path, found[path]))
+        finally:
+            os.close(folder)
+    return {path: lines for path, lines in found.items() if path in held}
 
 
 def reachable(root: Path, paths: Iterable[str]) -> set[str]:
@@ -90,26 +106,10 @@ def _parts(path: str) -> tuple[str, ...] | None:
     return parts
 
 
-def _open(root: Path, path: str) -> BinaryIO | None:
-    parts = _parts(path)
-    if parts is None:
-        return None
+def _lines_hold(folder: int, path: str, lines: list[Line]) -> bool:
     try:
-        folder = open_folder(root, parts[:-1])
-    except (PathChanged, OSError):
-        return None
-    try:
-        fh, _ = open_regular(parts[-1], dir_fd=folder, follow_symlinks=False)
+        fh, _ = open_regular(path.rsplit("/", 1)[-1], dir_fd=folder, follow_symlinks=False)
     except OSError:
-        return None
-    finally:
-        os.close(folder)
-    return fh
-
-
-def _lines_hold(root: Path, path: str, lines: list[Line]) -> bool:
-    fh = _open(root, path)
-    if fh is None:
         return False
     with fh:
         actual = _lines_at(fh, {line.number for line in lines})
