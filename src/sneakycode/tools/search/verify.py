@@ -143,13 +143,16 @@ def _lines_at(fh: BinaryIO, wanted: set[int]) -> dict[int, str] | None:
             number += breaks  # no shown line ends in this piece: skip it whole
             pending = pending[pending.rfind(b"\n") + 1 :]
         else:
-            *complete, pending = pending.split(b"\n")
-            for raw in complete:
-                if number in wanted:
-                    found[number] = raw.decode("utf-8", errors="replace").removesuffix("\r")
-                number += 1
-                if number > last:
-                    return found
+            # Split only up to the last shown line of this piece and go straight to the shown ones: looping
+            # over every line of the piece cost more than reading it. The lines after it are not shown.
+            here = order[bisect.bisect_left(order, number) : bisect.bisect_left(order, number + breaks)]
+            *complete, rest = pending.split(b"\n", here[-1] - number + 1)
+            for shown in here:
+                found[shown] = complete[shown - number].decode("utf-8", errors="replace").removesuffix("\r")
+            if here[-1] == last:
+                return found
+            number += breaks
+            pending = rest[rest.rfind(b"\n") + 1 :]
         if len(pending) > _LONGEST_LINE:
             if number in wanted or b"\0" in pending:
                 return None
