@@ -15,8 +15,10 @@ and it needs nothing from ripgrep. Feeding ripgrep descriptors we opened would m
 unnecessary, but needs a process per file (stdin) or descriptor passing into the subprocess.
 
 Only paths are shown by files_with_matches, count and find_files: a path is kept when it is reached the
-same way and is a regular file. Counts come from ripgrep's own read, so while a race is being won they can
-count an outside file under an inside name: a number, never text.
+same way and is a regular file. Only the paths that can be listed (the first max_results) are checked; the
+rest, like the files whose lines a content search did not fetch, are only counted. Counts come from
+ripgrep's own read, so while a race is being won they can count an outside file under an inside name: a
+number, never text.
 """
 
 from __future__ import annotations
