@@ -28,7 +28,7 @@ from sneakycode.tools.search.render import (
     path_key,
     plural,
 )
-from sneakycode.tools.search.verify import reachable, reachable_first, verified_lines
+from sneakycode.tools.search.verify import reachable_first, verified_lines
 from sneakycode.workspace.files import Workspace
 
 _NOTICE_RESERVE = 600
@@ -166,9 +166,14 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
             by_path = verified_lines(ws.root, engine.lines(request, chosen))
             fetched = set(chosen)  # a set: hits can be thousands, chosen up to max_results
             hits = [hit for hit in hits if hit.path in by_path or hit.path not in fetched]
-    # What ripgrep reported is shown only where it holds inside the workspace (see verify.py).
-    reached = reachable(ws.root, (hit.path for hit in hits if hit.path not in by_path))
-    hits = [hit for hit in hits if hit.path in by_path or hit.path in reached]
+    # What ripgrep reported is shown only where it holds inside the workspace (see verify.py): shown lines
+    # were read again above, and a listed path is reached again, but only among the max_results that can be
+    # listed. The rest (and in content mode the files whose lines were not fetched) are only counted, as
+    # find_files counts what it does not list: checking thousands of them cost more than the search.
+    if not content:
+        unseen = [hit.path for hit in hits if hit.path not in by_path]
+        reached = set(reachable_first(ws.root, unseen, args.max_results))
+        hits = [hit for hit in hits if hit.path in by_path or hit.path in reached]
     skipped = engine.skipped_notice(ws)
     if not hits:
         return no_matches(args, scope, request, engine, ws.display(target), report, skipped)

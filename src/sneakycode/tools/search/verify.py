@@ -15,8 +15,10 @@ and it needs nothing from ripgrep. Feeding ripgrep descriptors we opened would m
 unnecessary, but needs a process per file (stdin) or descriptor passing into the subprocess.
 
 Only paths are shown by files_with_matches, count and find_files: a path is kept when it is reached the
-same way and is a regular file. Counts come from ripgrep's own read, so while a race is being won they can
-count an outside file under an inside name: a number, never text.
+same way and is a regular file. Only the paths that can be listed (the first max_results) are checked; the
+rest, like the files whose lines a content search did not fetch, are only counted. Counts come from
+ripgrep's own read, so while a race is being won they can count an outside file under an inside name: a
+number, never text.
 """
 
 from __future__ import annotations
@@ -40,7 +42,23 @@ _LONGEST_LINE = 64 << 20
 def verified_lines(root: Path, found: dict[str, list[Line]]) -> dict[str, list[Line]]:
     """The files of `found` (paths relative to root) whose every line reads the same when the file is
     reached without following a link."""
-    return {path: lines for path, lines in found.items() if lines and _lines_hold(root, path, lines)}
+    by_folder: dict[tuple[str, ...], list[str]] = {}
+    for path, lines in found.items():
+        parts = _parts(path)
+        if lines and parts is not None:
+            by_folder.setdefault(parts[:-1], []).append(path)
+    held: set[str] = set()
+    # Each folder is reached once for all its files (a shown file's folder often holds the next one too).
+    for folder_parts, inside in by_folder.items():
+        try:
+            folder = open_folder(root, folder_parts)
+        except (PathChanged, OSError):
+            continue
+        try:
+            held.update(path for path in inside if _lines_hold(folder, path, found[path]))
+        finally:
+            os.close(folder)
+    return {path: lines for path, lines in found.items() if path in held}
 
 
 def reachable(root: Path, paths: Iterable[str]) -> set[str]:
@@ -90,26 +108,10 @@ def _parts(path: str) -> tuple[str, ...] | None:
     return parts
 
 
-def _open(root: Path, path: str) -> BinaryIO | None:
-    parts = _parts(path)
-    if parts is None:
-        return None
+def _lines_hold(folder: int, path: str, lines: list[Line]) -> bool:
     try:
-        folder = open_folder(root, parts[:-1])
-    except (PathChanged, OSError):
-        return None
-    try:
-        fh, _ = open_regular(parts[-1], dir_fd=folder, follow_symlinks=False)
+        fh, _ = open_regular(path.rsplit("/", 1)[-1], dir_fd=folder, follow_symlinks=False)
     except OSError:
-        return None
-    finally:
-        os.close(folder)
-    return fh
-
-
-def _lines_hold(root: Path, path: str, lines: list[Line]) -> bool:
-    fh = _open(root, path)
-    if fh is None:
         return False
     with fh:
         actual = _lines_at(fh, {line.number for line in lines})
@@ -143,13 +145,16 @@ def _lines_at(fh: BinaryIO, wanted: set[int]) -> dict[int, str] | None:
             number += breaks  # no shown line ends in this piece: skip it whole
             pending = pending[pending.rfind(b"\n") + 1 :]
         else:
-            *complete, pending = pending.split(b"\n")
-            for raw in complete:
-                if number in wanted:
-                    found[number] = raw.decode("utf-8", errors="replace").removesuffix("\r")
-                number += 1
-                if number > last:
-                    return found
+            # Split only up to the last shown line of this piece and go straight to the shown ones: looping
+            # over every line of the piece cost more than reading it. The lines after it are not shown.
+            here = order[bisect.bisect_left(order, number) : bisect.bisect_left(order, number + breaks)]
+            *complete, rest = pending.split(b"\n", here[-1] - number + 1)
+            for shown in here:
+                found[shown] = complete[shown - number].decode("utf-8", errors="replace").removesuffix("\r")
+            if here[-1] == last:
+                return found
+            number += breaks
+            pending = rest[rest.rfind(b"\n") + 1 :]
         if len(pending) > _LONGEST_LINE:
             if number in wanted or b"\0" in pending:
                 return None
