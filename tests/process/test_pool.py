@@ -1,0 +1,54 @@
+"""Worker processes for GIL-bound work: results come back, a deadline or a dead worker ends the pool, and no
+worker is left running afterwards."""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+
+from sneakycode.process.pool import run_batches
+
+
+def children() -> set[int]:
+    """The live child processes of this one (any thread's), from /proc, but multiprocessing's resource tracker
+    (it does no work and ends with this process)."""
+    from multiprocessing import resource_tracker
+
+    found: set[int] = set()
+    for path in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        with open(path) as listing:
+            found.update(int(pid) for pid in listing.read().split())
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
+    return {pid for pid in found if _alive(pid) and pid != tracker}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_results_come_back_by_batch_and_no_worker_is_left() -> None:
+    before = children()
+    results, worked = run_batches(abs, [-3, -1, -2], 2, None)
+    assert worked and results == {0: 3, 1: 1, 2: 2}
+    assert children() == before
+
+
+def test_a_deadline_ends_a_busy_worker_at_once() -> None:
+    before = children()
+    start = time.monotonic()
+    results, worked = run_batches(time.sleep, [0.0, 60.0], 2, time.monotonic() + 3.0)
+    assert time.monotonic() - start < 10.0  # not the 60 s the second batch would take
+    assert worked and results == {0: None}  # the finished batch is kept, the cut one left out
+    assert children() == before
+
+
+def test_a_worker_that_dies_breaks_the_pool_without_leaving_processes() -> None:
+    before = children()
+    results, worked = run_batches(os._exit, [3], 2, time.monotonic() + 30.0)
+    assert not worked and results == {}
+    assert children() == before
