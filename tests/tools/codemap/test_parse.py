@@ -62,3 +62,13 @@ def test_a_script_without_a_main_guard_runs_once_and_still_gets_its_map(ws: Path
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(parse.POOL_MIN_FILES + 10)
     assert runs.read_text() == "ran\n"  # not once more in each worker
+
+
+def test_a_minified_bundle_adds_nothing_to_the_map(ws: Path) -> None:
+    bundle = "".join(f"function q{n}(a){{return q{n + 1}(a)}}" for n in range(400))
+    (ws / "vendor.min.js").write_text(bundle + "\n")
+    (ws / "app.js").write_text("function startTheApplication() {\n  return q7(1);\n}\nstartTheApplication();\n")
+    text, parsed = build(ws)
+    assert parsed == 2
+    assert "vendor.min.js" not in text and "q7" not in text
+    assert "app.js:\n  1 function startTheApplication() {" in text

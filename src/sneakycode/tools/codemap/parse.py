@@ -21,17 +21,24 @@ from sneakycode.tools.codemap.tags import EMPTY, FileTags, extract_tags
 POOL_MIN_FILES = 150  # fewer take less than a pool's start-up to parse here
 BATCH_BYTES = 512_000  # a batch is at most this much source (or one larger file), so a deadline cuts little
 BATCH_FILES = 64
+# A file longer than MINIFIED_MIN_BYTES whose lines average over MINIFIED_LINE_BYTES is a minified bundle
+# (`app.min.js`): its one-letter names would only crowd the map, so it is read but not parsed.
+MINIFIED_MIN_BYTES = 4096
+MINIFIED_LINE_BYTES = 1000
 
 Job = tuple[str, str, int]  # (path to read, language, size in bytes)
 
 
 def parse_file(path: str, language: str, limit: int) -> FileTags | None:
-    """The file's tags; EMPTY for one that is not text, None for one that cannot be read (left out)."""
+    """The file's tags; EMPTY for one that is not text or is minified, None for one that cannot be read (left
+    out)."""
     try:
         data = read_regular(path, limit, follow_symlinks=False)
     except (OSError, NotRegularFile, OverLimit):
         return None
     if b"\x00" in data[:8192]:
+        return EMPTY
+    if len(data) > MINIFIED_MIN_BYTES and data.count(b"\n") * MINIFIED_LINE_BYTES < len(data):
         return EMPTY
     return extract_tags(language, data)
 
