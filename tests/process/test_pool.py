@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import glob
 import os
+import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from sneakycode.process.pool import run_batches
 
@@ -52,3 +56,33 @@ def test_a_worker_that_dies_breaks_the_pool_without_leaving_processes() -> None:
     results, worked = run_batches(os._exit, [3], 2, time.monotonic() + 30.0)
     assert not worked and results == {}
     assert children() == before
+
+
+def test_ctrl_c_is_the_callers_to_handle_the_workers_go_on_quietly(tmp_path: Path) -> None:
+    """Like the REPL, which takes Ctrl-C to cancel a turn: the signal reaches the whole process group, and a
+    worker must neither die of it (a broken pool) nor print a traceback."""
+    script = tmp_path / "interrupted.py"
+    script.write_text(
+        "import signal, time\n"
+        "from sneakycode.process.pool import run_batches\n"
+        "if __name__ == '__main__':\n"
+        "    signal.signal(signal.SIGINT, lambda *_: print('caller saw Ctrl-C', flush=True))\n"
+        "    print(run_batches(time.sleep, [0.0, 4.0], 2, None), flush=True)\n"
+    )
+    src = Path(__file__).resolve().parents[2] / "src"
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={"PYTHONPATH": str(src), "PATH": "/usr/bin:/bin"}, start_new_session=True)
+    time.sleep(2.0)  # the workers have started: one sleeps, the other waits for work
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C at a terminal does
+    out, err = proc.communicate(timeout=60)
+    assert out == "caller saw Ctrl-C\n({0: None, 1: None}, True)\n"
+    assert "Traceback" not in err, err
+    give_up = time.monotonic() + 10.0  # multiprocessing's resource tracker ends once its pipe closes
+    while (leftover := _session_members(proc.pid)) and time.monotonic() < give_up:
+        time.sleep(0.1)
+    assert leftover == [], leftover  # nothing of its session runs on
+
+
+def _session_members(session: int) -> list[str]:
+    found = subprocess.run(["ps", "-o", "pid=,args=", "-s", str(session)], capture_output=True, text=True)
+    return [line for line in found.stdout.splitlines() if line.strip()]

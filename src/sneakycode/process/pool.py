@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -65,7 +66,8 @@ def run_batches(
     pool worked: False when processes could not start or one died, the rest of the work being the caller's."""
     results: dict[int, Result] = {}
     try:
-        executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=_ignore_interrupts)
     except (OSError, ValueError, NotImplementedError):  # no semaphores (a sandbox without /dev/shm)
         return results, False
     finished = False
@@ -84,6 +86,12 @@ def run_batches(
         return results, False
     finally:
         _end(executor, graceful=finished)
+
+
+def _ignore_interrupts() -> None:
+    """In a worker: Ctrl-C reaches the whole process group, and the caller ends the workers itself; a worker
+    that took it would print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _end(executor: ProcessPoolExecutor, *, graceful: bool) -> None:
