@@ -108,7 +108,30 @@ def measure(tree: Path, session: Path) -> dict[str, Any]:
             "log_mb": sum(f.stat().st_size for f in session.iterdir()) / 1e6}
 
 
+def spin(count: int) -> float:
+    start = time.perf_counter()
+    total = 0
+    for number in range(count):
+        total += number
+    return time.perf_counter() - start
+
+
+def free_cores() -> str:
+    """How much of the box's parallelism this run could have: two spinning processes at once against one
+    (1.0x: two free cores, 2.0x: the equivalent of one; the box is shared with other jobs)."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(spin, [1000, 1000])
+        alone = pool.apply(spin, (10_000_000,))
+        start = time.perf_counter()
+        pool.map(spin, [10_000_000, 10_000_000])
+        both = time.perf_counter() - start
+    return f"two spinning processes at once took {both / alone:.2f}x as long as one (1.00x: two free cores)"
+
+
 def build_table(temp: Path, before: str | None) -> None:
+    print(f"Parallelism at the start: {free_cores()}; load average {os.getloadavg()[0]:.1f}.\n")
     print("| tree | code | files in tree | source files mapped | cold build, all files | its CPU time (process + "
           "workers) | first request's wait "
           f"(build_seconds {BUILD_SECONDS:g}) | warm, nothing changed | warm, one file edited | new process, from "
@@ -138,6 +161,7 @@ def build_table(temp: Path, before: str | None) -> None:
                   f"{r['peak_mb']:.0f} MB{workers} | {r['map_tokens']:,} tokens, {r['definitions']} definitions | "
                   f"{met} |",
                   flush=True)
+    print(f"\nParallelism at the end: {free_cores()}; load average {os.getloadavg()[0]:.1f}.")
 
 
 def request_tokens(request: dict[str, Any], extra_chars: int = 0) -> int:
