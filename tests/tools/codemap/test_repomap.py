@@ -121,4 +121,3 @@ def test_a_build_out_of_time_leaves_the_rest_for_the_next_and_says_so(repo: Path
     assert "not read yet" in with_heading(hurried)
     full = build(repo, cache_dir=session)
     assert full.refresh.parsed == 9 and not full.refresh.pending and "not read yet" not in with_heading(full)
-
