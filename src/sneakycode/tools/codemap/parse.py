@@ -53,6 +53,8 @@ def parse_files(jobs: Sequence[Job], limit: int, deadline: float | None) -> dict
     """The tags of each job by its number (None: the file could not be read); jobs missing from the answer
     were not reached before `deadline` (time.monotonic()). Earlier jobs are done first."""
     results: dict[int, FileTags | None] = {}
+    if deadline is not None and time.monotonic() > deadline:
+        return results  # the walk took the time: no pool started for nothing
     workers = min(usable_cpus(), MAX_WORKERS)
     if len(jobs) >= POOL_MIN_FILES and workers > 1 and main_is_importable():
         numbers = _batches(jobs)
