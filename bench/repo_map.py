@@ -15,7 +15,9 @@ the model costs fewer tokens for the same answer.
    (the same requests with the map moved into a tool call's result one request later, plus a 260-character
    schema on every request). Tokens: the compact JSON of each request (messages and tools) / 4, summed.
 
-Run: python bench/repo_map.py
+Run: python bench/repo_map.py [--before OTHER_SRC] [--builds-only]
+   --before measures each tree with another checkout's `src` too (main's, say), in the same run, one line
+   before this tree's line of this checkout; --builds-only leaves out the token table.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any
 
 from _cli_env import prepare_cli_env
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(os.environ.get("SNEAKYCODE_BENCH_SRC") or Path(__file__).resolve().parents[1] / "src")
 sys.path.insert(0, str(SRC))
 
 BIG_TREE = 5_000
@@ -83,44 +85,83 @@ def measure(tree: Path, session: Path) -> dict[str, Any]:
     capped_session.mkdir(parents=True)
     capped, capped_map = build(BUILD_SECONDS, capped_session)  # what a first request waits, by default
     index_module._indexes.clear()
+    before_self, before_workers = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
     cold, first = build()
+    after_self, after_workers = (resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    cold_cpu = sum(after.ru_utime + after.ru_stime - ahead.ru_utime - ahead.ru_stime
+                   for ahead, after in ((before_self, after_self), (before_workers, after_workers)))
     unchanged, _ = build()
     edited = next(p for p in sorted(tree.rglob("*.py")) if p.stat().st_size > 2000)
-    edited.write_text(edited.read_text(encoding="utf-8", errors="replace") + "\n\ndef bench_added_function():\n"
-                      "    return None\n", encoding="utf-8")
+    text = edited.read_text(encoding="utf-8", errors="replace")
+    edited.unlink()  # a hard link to the real file: the edit goes to a new file, never into the installation
+    edited.write_text(text + "\n\ndef bench_added_function():\n    return None\n", encoding="utf-8")
     update, updated = build()
     index_module._indexes.clear()
     reloaded, _ = build()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {"files": first.files, "parsed": first.refresh.parsed, "cold": cold, "capped": capped,
+    worker_peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the largest worker's, if any
+    return {"files": first.files, "parsed": first.refresh.parsed, "cold": cold, "cold_cpu": cold_cpu, "capped": capped,
             "capped_pending": capped_map.refresh.pending, "unchanged": unchanged,
             "update": update, "update_parsed": updated.refresh.parsed, "new_process": reloaded, "peak_mb": peak,
+            "worker_peak_mb": worker_peak,
             "map_tokens": first.tokens, "definitions": first.definitions,
             "log_mb": sum(f.stat().st_size for f in session.iterdir()) / 1e6}
 
 
-def build_table(temp: Path) -> None:
-    print("| tree | files in tree | source files mapped | cold build, all files | first request's wait "
+def spin(count: int) -> float:
+    start = time.perf_counter()
+    total = 0
+    for number in range(count):
+        total += number
+    return time.perf_counter() - start
+
+
+def free_cores() -> str:
+    """How much of the box's parallelism this run could have: two spinning processes at once against one
+    (1.0x: two free cores, 2.0x: the equivalent of one; the box is shared with other jobs)."""
+    import multiprocessing
+
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        pool.map(spin, [1000, 1000])
+        alone = pool.apply(spin, (10_000_000,))
+        start = time.perf_counter()
+        pool.map(spin, [10_000_000, 10_000_000])
+        both = time.perf_counter() - start
+    return f"two spinning processes at once took {both / alone:.2f}x as long as one (1.00x: two free cores)"
+
+
+def build_table(temp: Path, before: str | None) -> None:
+    print(f"Parallelism at the start: {free_cores()}; load average {os.getloadavg()[0]:.1f}.\n")
+    print("| tree | code | files in tree | source files mapped | cold build, all files | its CPU time (process + "
+          "workers) | first request's wait "
           f"(build_seconds {BUILD_SECONDS:g}) | warm, nothing changed | warm, one file edited | new process, from "
           "the log | peak memory | map (1,024-token budget) | goal met (cold < 3 s, warm < 200 ms) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, limit in (("Python standard library", None), (f"{BIG_TREE:,} files (stdlib + site-packages)",
                                                              BIG_TREE)):
         tree = temp / f"tree-{limit}"
         linked = link_tree(tree, limit)
-        session = temp / f"session-{limit}"
-        session.mkdir()
-        out = subprocess.run([sys.executable, __file__, "--measure", str(tree), str(session)], capture_output=True,
-                             text=True, check=True, env={**os.environ, "PYTHONPATH": str(SRC)})
-        r = json.loads(out.stdout)
-        cold_met = "cold yes" if r["cold"] < COLD_GOAL else "cold NO"
-        met = f"{cold_met}, warm {'yes' if r['update'] < WARM_GOAL else 'NO'}"
-        wait = f"{r['capped']:.2f} s ({r['capped_pending']:,} files left for later)"
-        print(f"| {label} | {linked:,} | {r['files']:,} | {r['cold']:.2f} s | {wait} | "
-              f"{r['unchanged'] * 1000:.0f} ms | {r['update'] * 1000:.0f} ms ({r['update_parsed']} parsed) | "
-              f"{r['new_process'] * 1000:.0f} ms | "
-              f"{r['peak_mb']:.0f} MB | {r['map_tokens']:,} tokens, {r['definitions']} definitions | {met} |",
-              flush=True)
+        for code, src in ([("before", before)] if before else []) + [("this checkout", str(SRC))]:
+            session = temp / f"session-{limit}-{code}" / "session"  # apart: no sibling's log to start from
+            session.mkdir(parents=True)
+            fresh = temp / f"tree-{limit}-{code}"  # a copy, so the edit of one run is not the next one's
+            subprocess.run(["cp", "-al", str(tree), str(fresh)], check=True)
+            out = subprocess.run([sys.executable, __file__, "--measure", str(fresh), str(session)],
+                                 capture_output=True, text=True, check=True,
+                                 env={**os.environ, "PYTHONPATH": src, "SNEAKYCODE_BENCH_SRC": src})
+            r = json.loads(out.stdout)
+            cold_met = "cold yes" if r["cold"] < COLD_GOAL else "cold NO"
+            met = f"{cold_met}, warm {'yes' if r['update'] < WARM_GOAL else 'NO'}"
+            workers = f" (+ {r['worker_peak_mb']:.0f} MB per worker)" if r["worker_peak_mb"] else ""
+            wait = f"{r['capped']:.2f} s ({r['capped_pending']:,} files left for later)"
+            print(f"| {label} | {code} | {linked:,} | {r['files']:,} | {r['cold']:.2f} s | {r['cold_cpu']:.2f} s | "
+                  f"{wait} | "
+                  f"{r['unchanged'] * 1000:.0f} ms | {r['update'] * 1000:.0f} ms ({r['update_parsed']} parsed) | "
+                  f"{r['new_process'] * 1000:.0f} ms | "
+                  f"{r['peak_mb']:.0f} MB{workers} | {r['map_tokens']:,} tokens, {r['definitions']} definitions | "
+                  f"{met} |",
+                  flush=True)
+    print(f"\nParallelism at the end: {free_cores()}; load average {os.getloadavg()[0]:.1f}.")
 
 
 def request_tokens(request: dict[str, Any], extra_chars: int = 0) -> int:
@@ -213,9 +254,11 @@ def main() -> int:
         return 0
     prepare_cli_env()
     with tempfile.TemporaryDirectory(prefix="sneakycode-map-bench-") as temp:
-        build_table(Path(temp))
-        print()
-        route_table(Path(temp))
+        before = sys.argv[sys.argv.index("--before") + 1] if "--before" in sys.argv else None
+        build_table(Path(temp), before)
+        if "--builds-only" not in sys.argv:
+            print()
+            route_table(Path(temp))
     return 0
 
 

@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
 from sneakycode.tools.codemap.graph import ReferenceGraph
-from sneakycode.tools.codemap.tags import EMPTY, FileTags, extract_tags, has_tags
+from sneakycode.tools.codemap.parse import parse_files
+from sneakycode.tools.codemap.tags import FileTags, has_tags
 from sneakycode.tools.diagnostics.languages import EXTENSIONS
 from sneakycode.tools.search.walk import WalkOptions, walk_folders
 
@@ -104,12 +104,12 @@ class TagIndex:
                     wanted.append((info.st_size, path, entry.path, language, info))
         fresh: dict[str, Entry] = {}
         wanted.sort()
-        for done, (_, path, real, language, info) in enumerate(wanted):
-            if deadline is not None and time.monotonic() > deadline:
-                report.pending = len(wanted) - done
-                break
-            tags = _parse(real, language, max_file_bytes)
+        parsed = parse_files([(real, language, size) for size, _, real, language, _ in wanted], max_file_bytes,
+                             deadline)
+        report.pending = len(wanted) - len(parsed)
+        for number, tags in parsed.items():
             if tags is not None:
+                _, path, _, language, info = wanted[number]
                 fresh[path] = self.entries[path] = Entry(info.st_mtime_ns, info.st_size, language, tags)
         gone = [] if report.walk_cut else [path for path in self.entries if path not in seen]
         for path in gone:
@@ -180,17 +180,6 @@ def _language(name: str) -> str | None:
     dot = name.rfind(".")
     language = EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
     return language if has_tags(language) else None
-
-
-def _parse(path: str, language: str, limit: int) -> FileTags | None:
-    """The file's tags; EMPTY for one that is not text, None for one that cannot be read (left out)."""
-    try:
-        data = read_regular(path, limit, follow_symlinks=False)
-    except (OSError, NotRegularFile, OverLimit):
-        return None
-    if b"\x00" in data[:8192]:
-        return EMPTY
-    return extract_tags(language, data)
 
 
 _KEPT_INDEXES = 4  # a process embedding many sessions keeps only the latest in memory (each has its log)

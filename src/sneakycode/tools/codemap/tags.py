@@ -69,23 +69,27 @@ def extract_tags(language: str, data: bytes) -> FileTags:
         tree = parser_for(language).parse(data)
     captures = QueryCursor(query).captures(tree.root_node)
     definitions: dict[tuple[str, int], Definition] = {}
-    for node in captures.get("def", ()):
-        name = data[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
-        line = node.start_point.row + 1
-        if (name, line) not in definitions:
-            definitions[(name, line)] = Definition(name, line, _line_of(data, node.start_byte))
-    defined_at = {start for start in (node.start_byte for node in captures.get("def", ()))}
-    refs: Counter[bytes] = Counter(
-        data[node.start_byte : node.end_byte] for node in captures.get("ref", ()) if node.start_byte not in defined_at
-    )
+    defined_at: set[int] = set()
+    def_nodes = captures.get("def", ())
+    if def_nodes:
+        lines = data.split(b"\n")  # once per file, not a search for each definition's line
+        for node in def_nodes:
+            start = node.start_byte
+            defined_at.add(start)
+            row = node.start_point.row
+            name = data[start : node.end_byte].decode("utf-8", errors="replace")
+            if (name, row) not in definitions:
+                definitions[(name, row)] = Definition(name, row + 1, _signature(lines[row]))
+    ref_nodes = captures.get("ref", ())
+    if defined_at:
+        refs = Counter(data[n.start_byte : n.end_byte] for n in ref_nodes if n.start_byte not in defined_at)
+    else:
+        refs = Counter(data[n.start_byte : n.end_byte] for n in ref_nodes)
     references = {name.decode("utf-8", errors="replace"): count for name, count in refs.items()}
     ordered = sorted(definitions.values(), key=lambda d: d.line)
     return FileTags(tuple(ordered), references)
 
 
-def _line_of(data: bytes, offset: int) -> str:
-    start = data.rfind(b"\n", 0, offset) + 1
-    end = data.find(b"\n", offset)
-    raw = data[start : end if end != -1 else len(data)]
+def _signature(raw: bytes) -> str:
     text = raw.decode("utf-8", errors="replace").strip()
     return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 3] + "..."
