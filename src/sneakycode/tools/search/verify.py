@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -42,49 +42,44 @@ _LONGEST_LINE = 64 << 20
 def verified_lines(root: Path, found: dict[str, list[Line]]) -> dict[str, list[Line]]:
     """The files of `found` (paths relative to root) whose every line reads the same when the file is
     reached without following a link."""
-    by_folder: dict[tuple[str, ...], list[str]] = {}
-    for path, lines in found.items():
-        parts = _parts(path)
-        if lines and parts is not None:
-            by_folder.setdefault(parts[:-1], []).append(path)
     held: set[str] = set()
-    # Each folder is reached once for all its files (a shown file's folder often holds the next one too).
-    for folder_parts, inside in by_folder.items():
-        try:
-            folder = open_folder(root, folder_parts)
-        except (PathChanged, OSError):
-            continue
-        try:
-            held.update(path for path in inside if _lines_hold(folder, path, found[path]))
-        finally:
-            os.close(folder)
+    for folder, inside in _folders(root, (path for path, lines in found.items() if lines)):
+        held.update(path for path in inside if _lines_hold(folder, path, found[path]))
     return {path: lines for path, lines in found.items() if path in held}
 
 
 def reachable(root: Path, paths: Iterable[str]) -> set[str]:
     """The paths (relative to root) that are regular files reached from root without following a link."""
+    kept: set[str] = set()
+    for folder, inside in _folders(root, paths):
+        for path in inside:
+            try:
+                info = os.stat(path.rsplit("/", 1)[-1], dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                kept.add(path)
+    return kept
+
+
+def _folders(root: Path, paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
+    """Each folder of `paths`, reached once from root without following a link (a shown file's folder often
+    holds the next one too), open while the caller looks at its files; a folder that cannot be reached so
+    is skipped with its files."""
     by_folder: dict[tuple[str, ...], list[str]] = {}
     for path in paths:
         parts = _parts(path)
         if parts is not None:
             by_folder.setdefault(parts[:-1], []).append(path)
-    kept: set[str] = set()
     for folder_parts, inside in by_folder.items():
         try:
             folder = open_folder(root, folder_parts)
         except (PathChanged, OSError):
             continue
         try:
-            for path in inside:
-                try:
-                    info = os.stat(path.rsplit("/", 1)[-1], dir_fd=folder, follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISREG(info.st_mode):
-                    kept.add(path)
+            yield folder, inside
         finally:
             os.close(folder)
-    return kept
 
 
 def reachable_first(root: Path, paths: list[str], count: int) -> list[str]:
