@@ -88,3 +88,17 @@ def run_cli(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = No
         timeout=timeout,
     )
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+
+# Whole suites that drive real outside programs turn after turn (an editor client spawning `sneakycode acp`,
+# language servers, eval's many agent runs, doctor's timed probes): slow as a whole, so `make test` leaves
+# them to `make test-slow`, which .ci/run runs after it.
+SLOW_SUITES = ("acp", "evals", "doctor", "tools/lsp")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests = Path(__file__).parent
+    for item in items:
+        relative = item.path.relative_to(tests).as_posix() if item.path.is_relative_to(tests) else ""
+        if relative.startswith(tuple(f"{suite}/" for suite in SLOW_SUITES)):
+            item.add_marker(pytest.mark.slow)
