@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import time
@@ -10,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from sneakycode.config import user_config_path
 
@@ -76,7 +78,18 @@ def http_fixture(*flags: str) -> Iterator[str]:
     proc = subprocess.Popen([sys.executable, FIXTURE, "--http", *flags], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None
-        yield proc.stdout.readline().strip()
+        url = proc.stdout.readline().strip()
+        # The fixture prints its URL before its server listens: wait until the port takes a connection.
+        where = urlsplit(url)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection((where.hostname, where.port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, f"the fixture at {url} never listened"
+                time.sleep(0.05)
+        yield url
     finally:
         proc.terminate()
         proc.wait(timeout=10)
