@@ -179,3 +179,34 @@ def test_bad_scorecards_give_a_clear_error_fast(tmp_path: Path) -> None:
         assert result.stdout == "" and "\x1b" not in result.stderr
     same = run_cli("eval", "compare", str(good), str(good))
     assert same.code == 0 and "| py-slugify | yes / yes |" in same.stdout, same.stderr
+
+
+def test_another_tasks_tested_copy_is_hidden_from_the_agents_commands(tmp_path: Path) -> None:
+    """Hardening round three, class 6: once a task's test ran, its copy under OUT/attempt-1/tasks holds its
+    hidden test; the next task's model (or a later attempt's) looks there from run_command and finds nothing.
+    OUT lies outside /tmp here, since the sandbox's private /tmp would hide it anyway."""
+    if not probe(tmp_path, network=True).available:
+        pytest.skip(f"the sandbox does not work here: {probe(tmp_path, network=True).reason}")
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("/var/tmp is not writable here")
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir="/var/tmp", prefix="sneakycode-eval-test-") as scratch:
+        out = Path(scratch) / "run"
+        tested = out / "attempt-1" / "tasks" / "py-paginate" / "test_eval_hidden.py"
+        steps = [{"content": "Done."},
+                 {"tool_calls": [{"name": "run_command", "arguments": {"command": f"cat {tested}; echo peeked"}}]},
+                 {"content": "Done."}]  # fmt: skip
+        with ScriptedServer({"steps": steps}) as server:
+            result = run_cli("eval", "--tasks", "py-paginate,py-slugify", "--workers", "1", "--out", str(out),
+                             "--base-url", server.base_url, "--model", "scripted-model", env=FAST,
+                             timeout=240)  # fmt: skip
+        assert result.code == 0, result.stderr
+        assert tested.is_file()  # it is there once the first task was tested
+        lines = [json.loads(text) for text in (out / "attempt-1" / "results.jsonl").read_text().splitlines()]
+        second = next(line for line in lines if line["id"] == "py-slugify")
+        records = [json.loads(text) for text in Path(second["transcript"]).read_text().splitlines()]
+        (seen,) = [r["message"]["content"] for r in records
+                   if r["type"] == "message" and r["message"]["role"] == "tool"]  # fmt: skip
+        assert "peeked" in seen and "No such file or directory" in seen, seen
+        assert "def test_" not in seen, seen
