@@ -210,3 +210,12 @@ def test_another_tasks_tested_copy_is_hidden_from_the_agents_commands(tmp_path: 
                    if r["type"] == "message" and r["message"]["role"] == "tool"]  # fmt: skip
         assert "peeked" in seen and "No such file or directory" in seen, seen
         assert "def test_" not in seen, seen
+
+
+def test_an_out_folder_inside_the_suite_is_refused(tmp_path: Path) -> None:
+    """Hardening round three, class 6: the suite folder is hidden from the tasks' sandbox, so an --out inside
+    it would hide the copies' git data too: refused with a clear line, nothing runs."""
+    suite = make_suite(tmp_path)
+    result = run_suite(suite, suite / "runs" / "one")
+    assert result.code == 2 and "choose an --out outside the suite folder" in result.stderr, result.stderr
+    assert not (suite / "runs").exists()

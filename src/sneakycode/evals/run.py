@@ -81,6 +81,10 @@ def suite_jobs(tasks: list[EvalTask], config: EvalConfig, hide: list[Path]) -> l
     """The suite's tasks as jobs; each one's repository is made under OUT/repos/ID when the eval starts.
     `hide`: what the agents' sandbox covers (the suite's folders, see Suite.sandbox_hide)."""
     repos = config.out_dir.resolve() / "repos"
+    if inside := [path for path in hide if path == repos.parent or path in repos.parents]:
+        # The sandbox would cover the task copies' git data along with the suite: git would fail in them.
+        raise ConfigError(f"--out {config.out_dir} lies inside {inside[0]}, which the tasks' sandbox hides; "
+                          "choose an --out outside the suite folder")  # fmt: skip
     hidden = [*hide, *_attempt_folders(config)]
     return [EvalJob(batch_task(task, repos / task.id, model=config.model, max_turns=config.max_turns,
                                timeout=config.timeout, hide=hidden), task.language, task.kind, task)
