@@ -37,7 +37,7 @@ def test_the_core_suite_is_versioned_and_covers_what_it_promises() -> None:
 
 
 def _solution_files(task: EvalTask) -> list[str]:
-    return [str(p.relative_to(task.solution_dir)) for p in task_files(task.solution_dir)]
+    return [file.relative for file in task_files(task.solution_dir, task.suite_folder)]
 
 
 @pytest.mark.slow

@@ -93,7 +93,7 @@ def _run_step(argv: list[str], cwd: Path, env: dict[str, str], timeout: float, c
 
 
 def _shell_step(name: str, command: str, copy: TaskCopy, options: RunOptions, timeout: float,
-                cancel: threading.Event, result: dict[str, Any]) -> _Step:  # fmt: skip
+                cancel: threading.Event, result: dict[str, Any], hide: tuple[str, ...] = ()) -> _Step:  # fmt: skip
     """`setup` or `test`: in the sandbox under the repository guard run_command uses, unless --no-sandbox."""
     argv = shell_argv(command)
     guard = None
@@ -105,7 +105,7 @@ def _shell_step(name: str, command: str, copy: TaskCopy, options: RunOptions, ti
         readable = [copy.common_dir] if not copy.common_dir.is_relative_to(copy.path) else []
         guard = RepositoryGuard.survey(copy.path)
         argv = bwrap_argv(argv, bwrap=found.bwrap, workspace=copy.path, cwd=copy.path, network=True,
-                          readable=readable, guard=guard)  # fmt: skip
+                          readable=readable, hidden=[Path(path) for path in hide], guard=guard)  # fmt: skip
     step = _run_step(argv, copy.path, command_environment(), timeout, cancel, guard=guard)
     result["notes"] += [f"{name}: {note}" for note in step.notes]
     return step
@@ -161,7 +161,8 @@ def run_task(task: TaskSpec, options: RunOptions, cancel: threading.Event) -> di
 def _run(task: TaskSpec, copy: TaskCopy, options: RunOptions, cancel: threading.Event, deadline: float,
          result: dict[str, Any]) -> None:
     if task.setup:
-        setup = _shell_step("setup", task.setup, copy, options, deadline - time.monotonic(), cancel, result)
+        setup = _shell_step("setup", task.setup, copy, options, deadline - time.monotonic(), cancel, result,
+                            task.sandbox_hide)  # fmt: skip
         if setup.exit_code != 0:
             ended = "timed out" if setup.timed_out else f"exit code {setup.exit_code}"
             result.update(status="setup_failed", error=f"setup failed ({ended}): {setup.output.strip()[-1000:]}")
@@ -172,6 +173,8 @@ def _run(task: TaskSpec, copy: TaskCopy, options: RunOptions, cancel: threading.
     agent_env = {**full_environment(), "SNEAKYCODE_STATE_DIR": str(state)}
     if options.sandbox:
         agent_env["SNEAKYCODE_TOOLS__SHELL__SANDBOX"] = "bwrap"
+        if task.sandbox_hide:  # a TOML array (JSON's strings are TOML's); config files' lists add to it
+            agent_env["SNEAKYCODE_TOOLS__SHELL__SANDBOX_HIDE"] = json.dumps(list(task.sandbox_hide))
     left = deadline - time.monotonic()
     agent = _run_step(agent_argv(task, copy, options, left), copy.path, agent_env, left + TIMEOUT_GRACE, cancel,
                       stdin=task.prompt.encode(), grace=CANCEL_GRACE)  # fmt: skip
@@ -182,7 +185,8 @@ def _run(task: TaskSpec, copy: TaskCopy, options: RunOptions, cancel: threading.
     if result["status"] == "cancelled" or cancel.is_set():
         return
     if task.test:
-        test = _shell_step("test", task.test, copy, options, max(deadline - time.monotonic(), 30.0), cancel, result)
+        test = _shell_step("test", task.test, copy, options, max(deadline - time.monotonic(), 30.0), cancel, result,
+                           task.sandbox_hide)  # fmt: skip
         passed = test.exit_code == 0
         result["verdict"] = {"passed": passed, "exit_code": test.exit_code, "output": test.output[-OUTPUT_TAIL:]}
         result["outcome"] = "passed" if passed else "failed"

@@ -38,12 +38,22 @@ class TaskSpec(BaseModel):
     provider: str | None = None
     base_url: str | None = None
     permissions: PermissionMode | None = Field(None, description="The permission mode of the agent's run.")
+    sandbox_hide: tuple[str, ...] = Field(
+        (), description="Absolute paths the task's sandboxed commands (setup, the agent's, test) never see."
+    )
 
     @field_validator("prompt")
     @classmethod
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("the prompt is blank")
+        return value
+
+    @field_validator("sandbox_hide")
+    @classmethod
+    def _absolute(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if relative := [path for path in value if not path.startswith("/")]:
+            raise ValueError(f"not absolute: {', '.join(relative)}")
         return value
 
     @property

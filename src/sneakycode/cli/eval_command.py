@@ -130,7 +130,7 @@ def _run(args: argparse.Namespace) -> int:
         out = args.out or Path("sneakycode-eval") / f"{args.from_swebench.stem}-{stamp}"
         config = EvalConfig(out, _model(args), args.workers, args.attempts, not args.no_sandbox, args.max_turns,
                             args.timeout, settings)  # fmt: skip
-        jobs = swebench_jobs(specs, config)
+        jobs = swebench_jobs(specs, config, args.from_swebench)
     else:
         from sneakycode.evals.suite import load_suite
 
@@ -141,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
         out = args.out or Path("sneakycode-eval") / f"{suite.name}-{stamp}"
         config = EvalConfig(out, _model(args), args.workers, args.attempts, not args.no_sandbox, args.max_turns,
                             args.timeout, settings)  # fmt: skip
-        jobs = suite_jobs(tasks, config)
+        jobs = suite_jobs(tasks, config, suite.sandbox_hide)
     stop = threading.Event()
 
     def on_sigint(signum: int, frame: object) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from sneakycode.config.lsp_settings import LspSettings
 from sneakycode.config.model_settings import ModelTuning
@@ -46,6 +46,11 @@ class ShellSettings(_Strict):
         "auto", description="Run commands under bubblewrap: auto (when it works), bwrap (required), off."
     )
     sandbox_network: bool = Field(True, description="Whether sandboxed commands may use the network.")
+    sandbox_hide: list[Annotated[str, StringConstraints(pattern=r"^/")]] = Field(
+        default_factory=list,
+        description="Absolute paths the sandbox covers (an empty folder or file), beside the credential folders "
+        "and SneakyCode's state folder; lists from every layer add up (eval hides its suite here).",
+    )
     env_keep: list[str] = Field(
         default_factory=list,
         description="Globs (any case) of credential-like variables that commands get anyway (never a model key).",

@@ -21,7 +21,7 @@ PROJECT_CONFIG = Path(".sneakycode") / "config.toml"
 MAP_KEYS = frozenset({"pricing", "model_settings"})
 ACCUMULATING_KEYS = frozenset(
     {"permissions.allow", "permissions.ask", "permissions.deny"}
-    | {f"tools.shell.{key}" for key in ("allowed_commands", "denied_commands", "env_keep", "env_strip")}
+    | {f"tools.shell.{key}" for key in ("allowed_commands", "denied_commands", "env_keep", "env_strip", "sandbox_hide")}
 )
 
 

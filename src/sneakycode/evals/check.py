@@ -8,13 +8,13 @@ folder), not anything a model wrote.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from sneakycode.evals.suite import BYTECODE, EvalTask
+from sneakycode.evals.content import copy_suite_folder
+from sneakycode.evals.suite import EvalTask
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.supervise import run_process
 
@@ -57,11 +57,12 @@ def _run_test(task: EvalTask, root: Path) -> tuple[bool, str]:
 def check_task(task: EvalTask) -> CheckResult:
     with tempfile.TemporaryDirectory(prefix=f"sneakycode-eval-check-{task.id}-") as scratch:
         root = Path(scratch) / "repo"
-        shutil.copytree(task.repo_dir, root, ignore=shutil.ignore_patterns(*BYTECODE))
+        root.mkdir()
+        copy_suite_folder(task.repo_dir, root, task.suite_folder)
         _write_hidden(task, root)
         passed_before, before = _run_test(task, root)
-        if task.solution_dir.is_dir():
-            shutil.copytree(task.solution_dir, root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(*BYTECODE))
+        if task.solution_dir.is_dir() or task.solution_dir.is_symlink():
+            copy_suite_folder(task.solution_dir, root, task.suite_folder)
         _write_hidden(task, root)  # a solution never replaces the hidden test
         passed_after, after = _run_test(task, root)
     return CheckResult(task.id, not passed_before, passed_after, before, after)

@@ -17,7 +17,8 @@ from pathlib import Path
 
 from sneakycode.batch.spec import TaskSpec
 from sneakycode.errors import ConfigError
-from sneakycode.evals.suite import BYTECODE, EvalTask
+from sneakycode.evals.content import copy_suite_folder
+from sneakycode.evals.suite import EvalTask
 from sneakycode.process.supervise import run_process
 
 GIT_TIMEOUT = 60.0
@@ -41,11 +42,12 @@ def _git(args: list[str], cwd: Path) -> None:
         raise ConfigError(f"git {args[0]} failed in {cwd}: {said or result.ending.exit_code}")
 
 
-def make_repository(source: Path, target: Path) -> Path:
-    """`source` copied to `target` as a git repository with one commit (a copy left by an earlier run is
-    made again)."""
+def make_repository(task: EvalTask, target: Path) -> Path:
+    """The task's repo/ copied to `target` as a git repository with one commit (a copy left by an earlier
+    run is made again); only its regular files inside the suite folder are copied (content.py)."""
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(source, target, ignore=shutil.ignore_patterns(*BYTECODE))
+    target.mkdir(parents=True)
+    copy_suite_folder(task.repo_dir, target, task.suite_folder)
     _git(["init", "-q", "-b", "main"], target)
     _git(["add", "-A"], target)
     _git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "the task's starting point"], target)
@@ -72,10 +74,11 @@ def hidden_test_command(task: EvalTask) -> str:
 
 
 def batch_task(task: EvalTask, repo: Path, *, model: dict[str, str | None], max_turns: int | None,
-               timeout: float | None) -> TaskSpec:  # fmt: skip
-    """The batch task that runs `task` once: the agent in a copy of `repo`, then the hidden test."""
+               timeout: float | None, hide: list[Path]) -> TaskSpec:  # fmt: skip
+    """The batch task that runs `task` once: the agent in a copy of `repo`, then the hidden test; `hide`:
+    what its sandboxed commands must not see (the suite, the other tasks' copies)."""
     return TaskSpec(
         id=task.id, repo=str(repo), prompt=task.prompt, test=hidden_test_command(task),
         timeout=timeout or task.timeout, max_turns=max_turns or task.max_turns, model=model.get("model"),
-        provider=model.get("provider"), base_url=model.get("base_url"),
+        provider=model.get("provider"), base_url=model.get("base_url"), sandbox_hide=tuple(map(str, hide)),
     )  # fmt: skip

@@ -39,13 +39,13 @@ class EvalConfig:
 
 @dataclass(frozen=True)
 class EvalJob:
-    """One task of the eval as batch runs it; `repo_source` is the suite's repo/ folder that becomes the git
+    """One task of the eval as batch runs it; `source` is the suite's task whose repo/ folder becomes the git
     repository `spec.repo` names (None: the repository exists already, as for SWE-bench instances)."""
 
     spec: TaskSpec
     language: str
     kind: str
-    repo_source: Path | None = None
+    source: EvalTask | None = None
 
 
 @dataclass(frozen=True)
@@ -71,15 +71,27 @@ def _check_out_dir(out_dir: Path) -> None:
         raise ConfigError(f"{out_dir} already holds an eval run; choose another --out")
 
 
-def suite_jobs(tasks: list[EvalTask], config: EvalConfig) -> list[EvalJob]:
-    """The suite's tasks as jobs; each one's repository is made under OUT/repos/ID when the eval starts."""
+def _attempt_folders(config: EvalConfig) -> list[Path]:
+    """Every round's folder: once a task's test ran, its copy there holds the hidden test, and its results
+    and transcripts quote it; another task's agent, or a later attempt's, must not find them."""
+    return [config.out_dir.resolve() / f"attempt-{attempt}" for attempt in range(1, config.attempts + 1)]
+
+
+def suite_jobs(tasks: list[EvalTask], config: EvalConfig, hide: list[Path]) -> list[EvalJob]:
+    """The suite's tasks as jobs; each one's repository is made under OUT/repos/ID when the eval starts.
+    `hide`: what the agents' sandbox covers (the suite's folders, see Suite.sandbox_hide)."""
     repos = config.out_dir.resolve() / "repos"
+    if inside := [path for path in hide if path == repos.parent or path in repos.parents]:
+        # The sandbox would cover the task copies' git data along with the suite: git would fail in them.
+        raise ConfigError(f"--out {config.out_dir} lies inside {inside[0]}, which the tasks' sandbox hides; "
+                          "choose an --out outside the suite folder")  # fmt: skip
+    hidden = [*hide, *_attempt_folders(config)]
     return [EvalJob(batch_task(task, repos / task.id, model=config.model, max_turns=config.max_turns,
-                               timeout=config.timeout), task.language, task.kind, task.repo_dir)
+                               timeout=config.timeout, hide=hidden), task.language, task.kind, task)
             for task in tasks]  # fmt: skip
 
 
-def swebench_jobs(specs: list[TaskSpec], config: EvalConfig) -> list[EvalJob]:
+def swebench_jobs(specs: list[TaskSpec], config: EvalConfig, instances: Path | None = None) -> list[EvalJob]:
     """Tasks from batch's SWE-bench converter as jobs: the instance's own test command is the hidden test
     (it runs only after the agent), its repository the mirror or clone batch makes anyway."""
     jobs = []
@@ -89,6 +101,8 @@ def swebench_jobs(specs: list[TaskSpec], config: EvalConfig) -> list[EvalJob]:
         update: dict[str, Any] = {key: value for key, value in config.model.items() if value is not None}
         update.update({key: value for key, value in (("max_turns", config.max_turns), ("timeout", config.timeout))
                        if value is not None})  # fmt: skip
+        hidden = [*([instances.resolve()] if instances is not None else []), *_attempt_folders(config)]
+        update["sandbox_hide"] = (*spec.sandbox_hide, *map(str, hidden))  # the instances hold every test_cmd
         jobs.append(EvalJob(spec.model_copy(update=update), "swebench", "bug"))
     return jobs
 
@@ -105,8 +119,8 @@ def run_eval(suite: dict[str, Any], jobs: list[EvalJob], config: EvalConfig, sto
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     clock = time.monotonic()
     for job in jobs:
-        if job.repo_source is not None:
-            make_repository(job.repo_source, Path(job.spec.repo))
+        if job.source is not None:
+            make_repository(job.source, Path(job.spec.repo))
     tasks = [job.spec for job in jobs]
     attempts: dict[str, list[dict[str, Any]]] = {task.id: [] for task in tasks}
     solved: set[str] = set()

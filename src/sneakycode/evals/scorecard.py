@@ -15,6 +15,8 @@ from typing import Any
 FORMAT = 1
 SCORECARD_JSON = "scorecard.json"
 SCORECARD_MD = "scorecard.md"
+MAX_SCORECARD_BYTES = 16 * 1024 * 1024
+"""A scorecard `eval compare` reads, at most (a 31-task run's is about 40 KB)."""
 FAILURE_CLASSES: dict[str, tuple[str, ...]] = {
     "invalid_tool_call": ("invalid_arguments", "invalid_tool_call"),
     "unknown_tool": ("unknown_tool",),
@@ -116,14 +118,23 @@ def write_scorecard(out_dir: Path, card: dict[str, Any]) -> tuple[Path, Path]:
 
 
 def read_scorecard(path: Path) -> dict[str, Any]:
-    """A scorecard.json, or the folder holding one; a ConfigError says what is wrong."""
+    """A scorecard.json, or the folder holding one, validated (scorecard_model.py); a ConfigError says what
+    is wrong. Read through the bounded reader: a FIFO, a device or a huge file is refused, not waited on."""
+    from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
     from sneakycode.errors import ConfigError
+    from sneakycode.evals.scorecard_model import validated_scorecard
 
     file = path / SCORECARD_JSON if path.is_dir() else path
     try:
-        card = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise ConfigError(f"cannot read the scorecard {file}: {exc}") from None
-    if not isinstance(card, dict) or card.get("format") != FORMAT or not isinstance(card.get("tasks"), list):
-        raise ConfigError(f"{file} is not an eval scorecard (format {FORMAT})")
-    return card
+        card = json.loads(read_regular(file, MAX_SCORECARD_BYTES).decode("utf-8"))
+    except NotRegularFile as exc:
+        raise ConfigError(f"cannot read the scorecard {file}: {exc.kind}, not a regular file") from None
+    except OverLimit:
+        raise ConfigError(f"cannot read the scorecard {file}: larger than {MAX_SCORECARD_BYTES} bytes") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the scorecard {file}: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise ConfigError(f"cannot read the scorecard {file}: JSON nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ConfigError(f"cannot read the scorecard {file}: not JSON ({exc})") from None
+    return validated_scorecard(card, str(file))

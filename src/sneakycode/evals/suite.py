@@ -8,17 +8,23 @@
 
 The bundled suites live beside this module (`suites/NAME`); `--suite DIR` names a folder of the same shape.
 Everything is read and checked before anything runs, so a bad task stops the eval with every problem named.
+A suite is untrusted input: its files are walked and read only through content.py (regular files inside
+the suite folder, bounded), its TOML files through the bounded reader, and a linked task folder is refused.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
+from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
 from sneakycode.errors import ConfigError
+from sneakycode.evals.content import SuiteFile, read_suite_file, suite_folder_files
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 KINDS = ("bug", "feature", "refactor", "test", "config", "docs")
@@ -28,6 +34,7 @@ TASK_KEYS = {"prompt", "test", "language", "kind", "timeout", "max_turns"}
 MAX_HIDDEN_BYTES = 96 * 1024
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_MAX_TURNS = 40
+TOML_LIMIT = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -52,9 +59,14 @@ class EvalTask:
         return self.folder / "solution"
 
     @property
+    def suite_folder(self) -> Path:
+        """The suite folder the task's files must lie in (SUITE/tasks/ID -> SUITE)."""
+        return self.folder.parent.parent
+
+    @property
     def files(self) -> list[str]:
         """The repository's files as the model first sees them."""
-        return sorted(str(p.relative_to(self.repo_dir)) for p in task_files(self.repo_dir))
+        return [file.relative for file in task_files(self.repo_dir, self.suite_folder)]
 
 
 @dataclass(frozen=True)
@@ -77,9 +89,20 @@ class Suite:
         wanted = set(ids)
         return [task for task in self.tasks if task.id in wanted]
 
+    @property
+    def sandbox_hide(self) -> list[Path]:
+        """What the tasks' sandboxed commands must not see: this suite's folder (its hidden tests and
+        solutions) and the bundled suites, wherever the package is installed."""
+        return list(dict.fromkeys([self.folder.resolve(), bundled_root().resolve()]))
+
+
+def bundled_root() -> Path:
+    """Where the bundled suites are installed (in site-packages, or the source tree of an editable install)."""
+    return Path(str(files("sneakycode.evals").joinpath("suites")))
+
 
 def bundled_suites() -> dict[str, Path]:
-    root = Path(str(files("sneakycode.evals").joinpath("suites")))
+    root = bundled_root()
     return {path.name: path for path in sorted(root.iterdir()) if (path / "suite.toml").is_file()}
 
 
@@ -96,31 +119,37 @@ def resolve_suite(name_or_dir: str) -> Path:
 
 
 def _read_toml(path: Path) -> dict[str, object]:
+    """A suite's TOML file: a regular file (never a link) of at most TOML_LIMIT bytes."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return tomllib.loads(read_regular(path, TOML_LIMIT, follow_symlinks=False).decode("utf-8"))
+    except NotRegularFile as exc:
+        raise ConfigError(f"{path}: {exc.kind}, not a regular file, so it is not read") from None
+    except OverLimit:
+        raise ConfigError(f"{path}: larger than {TOML_LIMIT} bytes, so it is not read") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror or exc}") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
 
 
-BYTECODE = ("__pycache__", "*.pyc")
-"""What Python leaves beside a suite's files: pip byte-compiles an installed package, the suite included, so
-an installed suite's folders hold it; it is never part of a task."""
+def task_files(folder: Path, suite_folder: Path) -> list[SuiteFile]:
+    """The files of a task's folder (repo/, hidden/, solution/), without Python's bytecode; a ConfigError
+    names every entry that is not a regular file inside the suite folder."""
+    problems: list[str] = []
+    files = suite_folder_files(folder, suite_folder, problems)
+    if problems:
+        raise ConfigError(f"{folder}: {len(problems)} problem(s):\n" + "\n".join(problems))
+    return files
 
 
-def task_files(folder: Path) -> list[Path]:
-    """The files of a task's folder (repo/, hidden/, solution/), without Python's bytecode."""
-    return sorted(p for p in folder.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.relative_to(folder).parts and p.suffix != ".pyc")
-
-
-def _hidden_files(folder: Path, problems: list[str]) -> dict[str, str]:
+def _hidden_files(folder: Path, suite_folder: Path, problems: list[str]) -> dict[str, str]:
     hidden: dict[str, str] = {}
     total = 0
-    for path in task_files(folder):
-        relative = str(path.relative_to(folder))
+    for file in suite_folder_files(folder, suite_folder, problems):
+        relative, path = file.relative, folder / file.relative
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            text = read_suite_file(file).decode("utf-8")
+        except (ConfigError, UnicodeDecodeError) as exc:
             problems.append(f"{path}: a hidden file must be UTF-8 text ({exc})")
             continue
         total += len(text.encode())
@@ -135,9 +164,13 @@ def _load_task(folder: Path, problems: list[str]) -> EvalTask | None:
     before = len(problems)
     if not ID_PATTERN.match(folder.name):
         problems.append(f"{folder}: a task folder's name is its id: letters, digits, '.', '_', '-'")
-    data = _read_toml(where) if where.is_file() else None
-    if data is None:
+    if not where.exists() and not where.is_symlink():
         problems.append(f"{where}: missing")
+        return None
+    try:
+        data = _read_toml(where)
+    except ConfigError as exc:
+        problems.append(str(exc))
         return None
     unknown = sorted(set(data) - TASK_KEYS)
     if unknown:
@@ -154,17 +187,38 @@ def _load_task(folder: Path, problems: list[str]) -> EvalTask | None:
     if not isinstance(max_turns, int) or max_turns < 1:
         problems.append(f"{where}: max_turns must be a positive integer")
         max_turns = DEFAULT_MAX_TURNS
+    suite_folder = folder.parent.parent
     for sub in ("repo", "hidden"):
-        if not (folder / sub).is_dir():
+        if not (folder / sub).is_dir() and not (folder / sub).is_symlink():
             problems.append(f"{folder / sub}: missing (see docs/models.md#eval)")
-    hidden = _hidden_files(folder / "hidden", problems) if (folder / "hidden").is_dir() else {}
-    if (folder / "hidden").is_dir() and not hidden:
+    for sub in ("repo", "solution"):  # walked now, so a bad entry stops the eval before anything runs
+        if (folder / sub).is_dir() or (folder / sub).is_symlink():
+            suite_folder_files(folder / sub, suite_folder, problems)
+    has_hidden = (folder / "hidden").is_dir() or (folder / "hidden").is_symlink()
+    walked = len(problems)
+    hidden = _hidden_files(folder / "hidden", suite_folder, problems) if has_hidden else {}
+    if (folder / "hidden").is_dir() and not hidden and len(problems) == walked:
         problems.append(f"{folder / 'hidden'}: holds no file; the hidden test is what decides a task")
     if len(problems) > before:
         return None
     return EvalTask(id=folder.name, prompt=str(data["prompt"]).strip(), test=str(data["test"]),
                     language=str(data["language"]), kind=str(data["kind"]), folder=folder,
                     timeout=float(timeout), max_turns=max_turns, hidden=hidden)  # fmt: skip
+
+
+def _task_folders(tasks_dir: Path, problems: list[str]) -> list[Path]:
+    """The folders in SUITE/tasks; a link there is a problem (a task's files never come from elsewhere), a
+    regular file (a README) is not a task."""
+    if not tasks_dir.is_dir() or tasks_dir.is_symlink():
+        return []
+    folders = []
+    for path in sorted(tasks_dir.iterdir()):
+        mode = os.lstat(path).st_mode
+        if stat.S_ISDIR(mode):
+            folders.append(path)
+        elif stat.S_ISLNK(mode):
+            problems.append(f"{path}: a link; a task folder is a folder inside the suite")
+    return folders
 
 
 def load_suite(name_or_dir: str) -> Suite:
@@ -176,7 +230,7 @@ def load_suite(name_or_dir: str) -> Suite:
         if not isinstance(meta.get(key), str) or not str(meta[key]).strip():
             problems.append(f"{folder / 'suite.toml'}: {key} must be a non-empty string")
     tasks_dir = folder / "tasks"
-    folders = sorted(p for p in tasks_dir.iterdir() if p.is_dir()) if tasks_dir.is_dir() else []
+    folders = _task_folders(tasks_dir, problems)
     tasks = [task for path in folders if (task := _load_task(path, problems)) is not None]
     if not folders:
         problems.append(f"{tasks_dir}: holds no task folder")

@@ -63,10 +63,11 @@ def bwrap_argv(
     hidden folder; `hidden` (and CREDENTIAL_PATHS) are covered; `guard` keeps its paths read-only.
     Order matters: later mounts go on top of earlier ones, so a workspace under /tmp is bound over it, a
     hidden folder that holds the workspace is covered before the workspace is bound, and one inside it after."""
+    existing = [path for path in [*(Path(os.path.realpath(p)) for p in hidden), *credential_paths()] if path.exists()]
     covered = [
         path
-        for path in [*(Path(os.path.realpath(p)) for p in hidden), *credential_paths()]
-        if path.exists() and (Path("/tmp") not in path.parents or path == workspace or workspace in path.parents)
+        for path in existing
+        if Path("/tmp") not in path.parents or path == workspace or workspace in path.parents
     ]  # the private /tmp already hides what is under /tmp and outside the workspace
     around = [path for path in covered if path == workspace or path in workspace.parents]
     argv = [
@@ -84,8 +85,13 @@ def bwrap_argv(
         *(guard.mounts() if guard is not None else []),
         "--setenv", "TMPDIR", "/tmp",
     ]  # fmt: skip
-    for folder in [*readable, *tools_under_tmp()]:
+    shown = [*readable, *tools_under_tmp()]
+    for folder in shown:
         argv += ["--ro-bind", str(folder), str(folder)]
+    # A hidden path inside a folder bound back (an installed package in a virtualenv under /tmp) is covered
+    # again on top: binding the folder must not show it.
+    argv += _cover([path for path in existing if path not in (workspace, *workspace.parents)
+                    and any(Path(folder) in path.parents for folder in shown)])  # fmt: skip
     if not network:
         argv.append("--unshare-net")
     return [*argv, "--chdir", str(cwd), "--", *command]

@@ -200,7 +200,7 @@ def sandboxed(
             cwd=cwd,
             network=settings.sandbox_network,
             readable=readable,
-            hidden=[state_dir(ctx.settings)],
+            hidden=[state_dir(ctx.settings), *map(Path, settings.sandbox_hide)],
             guard=guard,
         )
         return wrapped, "bwrap", [], guard
