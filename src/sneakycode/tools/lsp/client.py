@@ -23,6 +23,7 @@ from pygls.lsp.client import LanguageClient
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.servers import server_environment, start_stream_server, stop_stream_server
+from sneakycode.tools.lsp.hiding import View, server_argv
 from sneakycode.tools.lsp.servers import ServerSpec
 
 T = TypeVar("T")
@@ -72,10 +73,15 @@ class Published:
 
 
 class LspClient:
-    """A started server (`start`), its open documents, its published diagnostics, and `stop`."""
+    """A started server (`start`), its open documents, its published diagnostics, and `stop`. It runs where it
+    cannot read what `view` covers; `sealed` is False when that could not be arranged (hiding.py), and then
+    none of its free text may reach the model."""
 
-    def __init__(self, spec: ServerSpec, root: Path, log_path: Path, request_timeout: float) -> None:
+    def __init__(self, spec: ServerSpec, root: Path, log_path: Path, request_timeout: float,
+                 view: View | None = None, workspace: Path | None = None) -> None:
         self.spec = spec
+        self.view = view or View()
+        self.argv, self.sealed = server_argv(spec.argv, self.view, workspace or root)
         self.root = root
         self.log_path = log_path
         self.request_timeout = request_timeout
@@ -126,7 +132,7 @@ class LspClient:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - the server writes to it for its whole life
         try:
-            self.process = await start_stream_server(self.spec.argv, server_environment({}), self.root, self._log)
+            self.process = await start_stream_server(self.argv, server_environment({}), self.root, self._log)
         except OSError as exc:
             self._log.close()
             raise self._failed(f"could not start ({exc.strerror or exc})") from None

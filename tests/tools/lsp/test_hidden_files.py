@@ -1,0 +1,106 @@
+"""Hardening round three, class 2: the `code` tool and the diagnostics after an edit never pass on what deny
+rules hide. With `deny read_file(private/**)`, a visible `LEAK = SECRET` (SECRET imported from a hidden file)
+used to hover as `Literal['sk-...']`, and a type error after an edit quoted the same literal. Now the language
+server runs where the hidden files are covered, so neither hover, diagnostics, definition, references nor
+symbols can say it, while the same code over a visible file still answers in full. Real servers: jedi-language-
+server and basedpyright."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sneakycode.config import load_settings
+from sneakycode.tools.base import ToolContext, ToolResult
+from sneakycode.tools.context import open_tool_context
+from tests.conftest import call, project_config
+from tests.tools.lsp.servers import JEDI, user_config
+
+SECRET = "sk-live-7f3a9c"
+OPEN = "pk-open-2b8d"
+BASEDPYRIGHT = Path(sys.executable).with_name("basedpyright-langserver")
+SERVERS = {
+    "jedi": f'[lsp.servers.jedi]\ncommand = "{JEDI}"\nlanguages = ["python"]\n',
+    "basedpyright": f'[lsp.servers.basedpyright]\ncommand = "{BASEDPYRIGHT}"\n',
+}
+APP = (
+    "from private.keys import TOKEN as SECRET, token as secret_token, Vault as SecretVault\n"
+    "from public.keys import TOKEN as OPEN, token as open_token, Vault as OpenVault\n"
+    "\n"
+    "LEAK = SECRET\n"
+    "SHOWN = OPEN\n"
+    "print(secret_token(), open_token(), SecretVault.key, OpenVault.key)\n"
+)
+
+
+def keys_module(value: str) -> str:
+    return (f'TOKEN = "{value}"\n\n\ndef token() -> str:\n    """Returns {value}."""\n    return TOKEN\n\n\n'
+            f'class Vault:\n    key = "{value}"\n')
+
+
+@pytest.fixture(params=sorted(SERVERS))
+def hidden_ctx(request: pytest.FixtureRequest, ws: Path) -> Iterator[ToolContext]:
+    server = str(request.param)
+    assert (JEDI if server == "jedi" else BASEDPYRIGHT).exists(), f"{server} is in the dev extras"
+    user_config(SERVERS[server])
+    for folder, value in (("private", SECRET), ("public", OPEN)):
+        (ws / folder).mkdir()
+        (ws / folder / "__init__.py").write_text("")
+        (ws / folder / "keys.py").write_text(keys_module(value))
+    (ws / "app.py").write_text(APP)
+    project_config(ws, '[permissions]\ndeny = ["read_file(private/**)"]\n')
+    ctx = open_tool_context(load_settings(ws))
+    yield ctx
+    ctx.close()
+
+
+def shown(result: ToolResult) -> str:
+    """Everything a result carries: what the model reads and the structured data beside it."""
+    return result.render() + json.dumps(result.data, default=str)
+
+
+def code(ctx: ToolContext, op: str, line: int, symbol: str, path: str = "app.py") -> ToolResult:
+    result = call(ctx, "code", op=op, path=path, line=line, symbol=symbol)
+    assert result.success, result.render()
+    return result
+
+
+def test_nothing_from_a_hidden_file_reaches_the_model_through_code_or_its_diagnostics(
+    hidden_ctx: ToolContext, ws: Path
+) -> None:
+    """Hardening round three, class 2: hover, definition, references, outline and workspace symbols on names
+    that come from a hidden file carry none of its text, places or literals; the same names from a visible
+    file still do; and the type errors after a str_replace quote the visible literal, never the hidden one."""
+    ctx = hidden_ctx
+    said: list[str] = []
+    for op, line, symbol in (("hover", 4, "LEAK"), ("hover", 4, "SECRET"), ("hover", 6, "secret_token"),
+                             ("hover", 6, "SecretVault"), ("definition", 4, "SECRET"), ("definition", 6, "key"),
+                             ("references", 4, "SECRET"), ("symbols", 1, "SECRET")):
+        said.append(shown(code(ctx, op, line, symbol)))
+    said.append(shown(call(ctx, "code", op="symbols", symbol="TOKEN")))
+    said.append(shown(call(ctx, "code", op="symbols", symbol="Vault")))
+
+    # The visible twin still answers in full.
+    assert f"public/keys.py:1:1: TOKEN = \"{OPEN}\"" in code(ctx, "definition", 5, "OPEN").render()
+    assert OPEN in code(ctx, "hover", 6, "open_token").render()
+    assert "public/keys.py:1:1" in call(ctx, "code", op="symbols", symbol="TOKEN").render()
+    visible = code(ctx, "hover", 5, "SHOWN")
+    checker = visible.data["server"] == "basedpyright"  # jedi infers no literal types and reports syntax only
+    if checker:
+        assert f"Literal['{OPEN}']" in visible.render()
+
+    call(ctx, "read_file", file_path="app.py")
+    edited = call(ctx, "str_replace", file_path="app.py", old_str="LEAK = SECRET\nSHOWN = OPEN",
+                  new_str="LEAK: int = SECRET\nSHOWN: int = OPEN\nKEY: int = SecretVault.key")
+    assert edited.success, edited.render()
+    said.append(shown(edited))
+    said.append(shown(code(ctx, "hover", 4, "LEAK")))
+    if checker:
+        assert f"Type \"Literal['{OPEN}']\" is not assignable" in edited.render(), edited.render()
+    for text in said:
+        assert SECRET not in text, text
+        assert "private/keys.py" not in text, text
