@@ -104,3 +104,63 @@ def test_nothing_from_a_hidden_file_reaches_the_model_through_code_or_its_diagno
     for text in said:
         assert SECRET not in text, text
         assert "private/keys.py" not in text, text
+
+
+def test_a_file_hidden_after_the_server_started_is_kept_from_it_too(ws: Path) -> None:
+    """Hardening round three, class 2: the server is started again when the hidden files change, so one that
+    appears after it started (or is replaced by a rename, which would uncover it) is never read by it; while
+    nothing changes, the same server answers."""
+    user_config(SERVERS["jedi"])
+    (ws / "config").mkdir()
+    (ws / "config" / "__init__.py").write_text("")
+    (ws / "config" / "settings.py").write_text('def name():\n    """The name is visible-9."""\n')
+    (ws / "app.py").write_text("from config.settings import name\nfrom config.secrets import token\n\n"
+                               "name()\ntoken()\n")
+    project_config(ws, '[permissions]\ndeny = ["read_file(**/secrets.py)"]\n')
+    ctx = open_tool_context(load_settings(ws))
+    try:
+        assert "visible-9" in code(ctx, "hover", 4, "name").render()
+        first = ctx.language_servers.running()[0].process
+        assert "visible-9" in code(ctx, "hover", 4, "name").render()
+        assert ctx.language_servers.running()[0].process is first
+        (ws / "config" / "secrets.py").write_text('def token():\n    """The key is sk-late-1111."""\n')
+        late = code(ctx, "hover", 5, "token")
+        assert "sk-late" not in shown(late), late.render()
+        assert ctx.language_servers.running()[0].process is not first
+        swapped = ws / "config" / "swap.tmp"
+        swapped.write_text('def token():\n    """The key is sk-swap-2222."""\n')
+        swapped.replace(ws / "config" / "secrets.py")
+        again = code(ctx, "hover", 5, "token")
+        assert "sk-swap" not in shown(again) and "sk-late" not in shown(again), again.render()
+        assert "visible-9" in code(ctx, "hover", 4, "name").render()
+    finally:
+        ctx.close()
+
+
+def test_where_the_server_cannot_be_kept_from_hidden_files_its_free_text_is_withheld(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hardening round three, class 2: without bubblewrap (none on PATH) the server reads everything, so no
+    hover text and no diagnostic of it is shown while a file is hidden; places in hidden files are still
+    left out, counted, and places elsewhere still come back."""
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))  # this Python's tools, and no bwrap
+    user_config(SERVERS["jedi"])
+    for folder, value in (("private", SECRET), ("public", OPEN)):
+        (ws / folder).mkdir()
+        (ws / folder / "__init__.py").write_text("")
+        (ws / folder / "keys.py").write_text(keys_module(value))
+    (ws / "app.py").write_text(APP)
+    project_config(ws, '[permissions]\ndeny = ["read_file(private/**)"]\n')
+    ctx = open_tool_context(load_settings(ws))
+    try:
+        hover = code(ctx, "hover", 6, "secret_token")
+        assert SECRET not in shown(hover) and "withheld" in hover.render(), hover.render()
+        assert "withheld" in code(ctx, "hover", 6, "open_token").render()
+        definition = code(ctx, "definition", 4, "SECRET")
+        assert SECRET not in shown(definition) and "(1 more in files a deny rule hides)" in definition.render()
+        assert "public/keys.py:1:1" in code(ctx, "definition", 5, "OPEN").render()
+        call(ctx, "read_file", file_path="app.py")
+        edited = call(ctx, "str_replace", file_path="app.py", old_str="SHOWN = OPEN", new_str="SHOWN = (OPEN")
+        assert edited.success and "findings are not shown" in edited.render(), edited.render()
+    finally:
+        ctx.close()
