@@ -55,7 +55,7 @@ def server_findings(ctx: ToolContext, real: Path, language: str, before: str | N
         return ServerReport(notes=[f"Note: {spec.name}'s findings are not shown: it could not be kept from the "
                                    "files a deny rule hides, so they may quote them."])
     wait = ctx.settings.lsp.diagnostics_wait
-    read = workspace_reader(ctx.workspace)
+    read = workspace_reader(ctx.workspace, ctx.hidden)
     stamp = stamp_of(real) or (0, 0)
 
     async def check() -> tuple[list[lsp.Diagnostic] | None, list[lsp.Diagnostic] | None]:

@@ -190,14 +190,19 @@ class LanguageServers:
         return self._loop
 
 
-def workspace_reader(workspace: Workspace) -> Callable[[Path], str | None]:
-    """Reads a file inside the workspace through its guard (size limit, regular files only); None otherwise."""
+def workspace_reader(workspace: Workspace, hidden: Callable[[str], str | None]) -> Callable[[Path], str | None]:
+    """Reads a file inside the workspace through its guard (size limit, regular files only); None otherwise,
+    and None for a file `hidden` (the deny rules) hides, under its own name or where a link to it leads: a
+    file the server was shown may since have become a link to a hidden one."""
 
     def read(path: Path) -> str | None:
         if not workspace.contains(path):
             return None
         try:
-            return workspace.read_text(workspace.display(path)).text
+            real = workspace.display(workspace.resolve(workspace.display(path)))
+            if hidden(workspace.display(path)) is not None or hidden(real) is not None:
+                return None
+            return workspace.read_text(real).text
         except (ToolError, OSError):
             return None
 

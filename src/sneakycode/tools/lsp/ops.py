@@ -102,7 +102,7 @@ def _workspace_symbols(query: str, ctx: ToolContext) -> ToolResult:
     places = _places(ctx)
 
     async def ask() -> Any:
-        refresh(client, workspace_reader(ctx.workspace))
+        refresh(client, workspace_reader(ctx.workspace, ctx.hidden))
         return await client.ask(client.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=query)),
                                 "workspace/symbol")
 
@@ -127,7 +127,7 @@ def _ask(ctx: ToolContext, client: LspClient, real: Path, text: str, request: An
     language = language_of(real.name, text)
 
     async def ask() -> Any:
-        refresh(client, workspace_reader(ctx.workspace))
+        refresh(client, workspace_reader(ctx.workspace, ctx.hidden))
         client.show(real, text, language_id(language or client.spec.languages[0]), stamp)
         return await client.ask(request(), what)
 
@@ -165,15 +165,14 @@ def _position(args: CodeArgs, text: str) -> lsp.Position:
 
 def _places(ctx: ToolContext) -> Places:
     workspace = ctx.workspace
+    read = workspace_reader(workspace, ctx.hidden)
 
     def display(path: Path) -> str | None:
         return workspace.display(path) if workspace.contains(path) else None
 
     def lines_of(shown: str) -> list[str] | None:
-        try:
-            return split_lines(workspace.read_text(shown).text)
-        except (ToolError, OSError):
-            return None
+        text = read(workspace.root / shown)
+        return None if text is None else split_lines(text)
 
     return Places(display, lines_of, ctx.hidden)
 
