@@ -164,3 +164,27 @@ def test_where_the_server_cannot_be_kept_from_hidden_files_its_free_text_is_with
         assert edited.success and "findings are not shown" in edited.render(), edited.render()
     finally:
         ctx.close()
+
+
+def test_a_file_the_server_was_shown_that_becomes_a_link_to_a_hidden_one_is_not_read(ws: Path) -> None:
+    """Hardening round three, class 2: the text the server holds of a file is read again when the file changes;
+    a file that became a link into a hidden one is dropped rather than read, and no place's line is read
+    through such a link. basedpyright answers from the text it holds of an imported file (jedi reads the disk,
+    where the server's view covers the link's target)."""
+    user_config(SERVERS["basedpyright"])
+    (ws / "private").mkdir()
+    (ws / "private" / "keys.py").write_text(f'def helper(key="{SECRET}"):\n    return key\n')
+    (ws / "app.py").write_text("def helper(key=1):\n    return key\n")
+    (ws / "main.py").write_text("from app import helper\n\nhelper()\n")
+    project_config(ws, '[permissions]\ndeny = ["read_file(private/**)"]\n')
+    ctx = open_tool_context(load_settings(ws))
+    try:
+        assert "helper" in code(ctx, "symbols", 1, "helper", path="app.py").render()
+        assert "app.py:1:5: def helper(key=1):" in code(ctx, "definition", 3, "helper", path="main.py").render()
+        (ws / "app.py").unlink()
+        (ws / "app.py").symlink_to(Path("private") / "keys.py")
+        for op in ("definition", "hover", "references"):
+            result = code(ctx, op, 3, "helper", path="main.py")
+            assert SECRET not in shown(result), result.render()
+    finally:
+        ctx.close()
