@@ -18,7 +18,7 @@ from sneakycode.config import load_settings
 from sneakycode.tools.base import ToolContext, ToolResult
 from sneakycode.tools.context import open_tool_context
 from tests.conftest import call, project_config
-from tests.tools.lsp.servers import JEDI, user_config
+from tests.tools.lsp.servers import JEDI, gone, user_config
 
 SECRET = "sk-live-7f3a9c"
 OPEN = "pk-open-2b8d"
@@ -55,7 +55,10 @@ def hidden_ctx(request: pytest.FixtureRequest, ws: Path) -> Iterator[ToolContext
     project_config(ws, '[permissions]\ndeny = ["read_file(private/**)"]\n')
     ctx = open_tool_context(load_settings(ws))
     yield ctx
+    running = ctx.language_servers.running()
     ctx.close()
+    for client in running:  # the server under bubblewrap ends with the session like any other
+        assert client.process is not None and gone(client.process.pid)
 
 
 def shown(result: ToolResult) -> str:
