@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from sneakycode.config import load_settings
+from sneakycode.process.sandbox import probe_masking
 from sneakycode.tools.base import ToolContext, ToolResult
 from sneakycode.tools.context import open_tool_context
 from tests.conftest import call, project_config
@@ -37,6 +38,13 @@ APP = (
 )
 
 
+def needs_masking(ws: Path) -> None:
+    """Skip, with the probe's reason, only where bubblewrap cannot run (the fallback is tested below)."""
+    found = probe_masking(ws)
+    if not found.available:
+        pytest.skip(found.reason)
+
+
 def keys_module(value: str) -> str:
     return (f'TOKEN = "{value}"\n\n\ndef token() -> str:\n    """Returns {value}."""\n    return TOKEN\n\n\n'
             f'class Vault:\n    key = "{value}"\n')
@@ -45,6 +53,7 @@ def keys_module(value: str) -> str:
 @pytest.fixture(params=sorted(SERVERS))
 def hidden_ctx(request: pytest.FixtureRequest, ws: Path) -> Iterator[ToolContext]:
     server = str(request.param)
+    needs_masking(ws)
     assert (JEDI if server == "jedi" else BASEDPYRIGHT).exists(), f"{server} is in the dev extras"
     user_config(SERVERS[server])
     for folder, value in (("private", SECRET), ("public", OPEN)):
@@ -113,6 +122,7 @@ def test_a_file_hidden_after_the_server_started_is_kept_from_it_too(ws: Path) ->
     """Hardening round three, class 2: the server is started again when the hidden files change, so one that
     appears after it started (or is replaced by a rename, which would uncover it) is never read by it; while
     nothing changes, the same server answers."""
+    needs_masking(ws)
     user_config(SERVERS["jedi"])
     (ws / "config").mkdir()
     (ws / "config" / "__init__.py").write_text("")

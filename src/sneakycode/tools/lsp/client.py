@@ -173,8 +173,9 @@ class LspClient:
             except BrokenPipeError:
                 raise self._failed(f"exited during {what}{self._stderr_tail()}") from None
             except Exception as exc:  # the server's error reply (a JsonRpcException) or a reply pygls could not read
+                said = f": {exc}" if self.sealed else " (not shown: it could read files a deny rule hides)"
                 raise ToolError(ErrorCode.LANGUAGE_SERVER_FAILED,
-                                f"language server {self.spec.name} answered {what} with an error: {exc}") from None
+                                f"language server {self.spec.name} answered {what} with an error{said}") from None
         await _settle(answer)
         if exited in done or self._exited.is_set():
             raise self._failed(f"exited during {what}{self._stderr_tail()}")
@@ -281,7 +282,10 @@ class LspClient:
 
     def _stderr_tail(self) -> str:
         """The line of its stderr that says what went wrong: the last naming an error (a stack trace's
-        frames say where, not what), else the last one; at most _STDERR_TAIL characters."""
+        frames say where, not what), else the last one; at most _STDERR_TAIL characters. Nothing from a server
+        that could read files a deny rule hides: its stderr may quote them."""
+        if not self.sealed:
+            return ""
         try:
             text = self.log_path.read_bytes()[-8192:].decode("utf-8", errors="replace")
         except OSError:
