@@ -18,6 +18,7 @@ from sneakycode.config import load_settings
 from sneakycode.process.sandbox import probe_masking
 from sneakycode.tools.base import ToolContext, ToolResult
 from sneakycode.tools.context import open_tool_context
+from sneakycode.tools.lsp import hiding
 from tests.conftest import call, project_config
 from tests.tools.lsp.servers import JEDI, gone, user_config
 
@@ -199,5 +200,32 @@ def test_a_file_the_server_was_shown_that_becomes_a_link_to_a_hidden_one_is_not_
         for op in ("definition", "hover", "references"):
             result = code(ctx, op, 3, "helper", path="main.py")
             assert SECRET not in shown(result), result.render()
+    finally:
+        ctx.close()
+
+
+def test_a_workspace_too_big_to_walk_withholds_free_text_only_where_a_rule_hides_something(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hardening round three, class 2: where the walk for hidden files stops at its limit, the server cannot be
+    known to be kept from them, so its hover text is withheld; without a deny rule on reading there is nothing
+    to walk for, and a workspace of any size answers in full."""
+    monkeypatch.setattr(hiding, "MAX_ENTRIES", 3)
+    user_config(SERVERS["jedi"])
+    for folder, value in (("private", SECRET), ("public", OPEN)):
+        (ws / folder).mkdir()
+        (ws / folder / "__init__.py").write_text("")
+        (ws / folder / "keys.py").write_text(keys_module(value))
+    (ws / "app.py").write_text(APP)
+    ctx = open_tool_context(load_settings(ws))
+    try:
+        assert OPEN in code(ctx, "hover", 6, "open_token").render()
+    finally:
+        ctx.close()
+    project_config(ws, '[permissions]\ndeny = ["read_file(private/**)"]\n')
+    ctx = open_tool_context(load_settings(ws))
+    try:
+        hover = code(ctx, "hover", 6, "secret_token")
+        assert SECRET not in shown(hover) and "withheld" in hover.render(), hover.render()
     finally:
         ctx.close()
