@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from sneakycode.config import LoadedSettings, Settings
+from sneakycode.tools.context import nothing_hidden
 from sneakycode.tools.registry import get_tool
 
 RULE_SYNTAX = re.compile(r"\s*([A-Za-z_*?][A-Za-z0-9_.:*?-]*)\s*(?:\((.*?)\)?)?\s*", re.DOTALL)
@@ -148,6 +149,8 @@ def hidden_paths(settings: Settings | LoadedSettings) -> Callable[[str], str | N
     None. A path a deny rule keeps from any tool that reads (a read-only tool with path arguments, like
     `read_file(.env)`) must not come back as search matches or file names either."""
     rules = [rule for rule in rule_set(settings).tools["deny"] if rule.pattern and _reads(rule.tool)]
+    if not rules:
+        return nothing_hidden
 
     def hidden(path: str) -> str | None:
         return next((rule.entry for rule in rules if rule.pattern and path_matches(rule.pattern, path)), None)

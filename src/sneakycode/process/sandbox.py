@@ -165,3 +165,32 @@ def _probe(bwrap: str, workspace: Path, network: bool) -> SandboxProbe:
     elif not said:
         said = f"exit code {result.ending.exit_code}, signal {result.ending.signal_name}"
     return SandboxProbe(False, f"bwrap does not work here: {said}")
+
+
+def masking_argv(command: Sequence[str], *, bwrap: str, covered: Sequence[Path]) -> list[str]:
+    """`command` in bubblewrap with the filesystem as it is (read-write, devices) except `covered`: each
+    folder under an empty tmpfs, each file under /dev/null. For a helper that must not read what deny rules
+    hide (a language server) but otherwise runs as unsandboxed; it stays in the caller's process group."""
+    return [bwrap, "--die-with-parent", "--dev-bind", "/", "/", *_cover(covered), "--", *command]
+
+
+def probe_masking(workspace: Path) -> SandboxProbe:
+    """Whether masking_argv works here (a folder covered, as a language server's view would be); remembered
+    for the life of the process. A bwrap in the workspace is never used."""
+    bwrap = find_program("bwrap", not_under=workspace)
+    if bwrap is None:
+        return SandboxProbe(False, "bwrap is not installed (Debian/Ubuntu package: bubblewrap)")
+    return _probe_masking(bwrap)
+
+
+@cache
+def _probe_masking(bwrap: str) -> SandboxProbe:
+    argv = masking_argv(["/bin/true"], bwrap=bwrap, covered=[Path("/tmp")])
+    try:
+        result = run_process(argv, cwd=Path("/"), timeout=_PROBE_TIMEOUT, capture_limit=4096)
+    except OSError as exc:
+        return SandboxProbe(False, f"{bwrap} cannot be started: {exc.strerror}")
+    if result.ending.exit_code == 0:
+        return SandboxProbe(True, bwrap=bwrap)
+    said = result.stderr.decode("utf-8", errors="replace").strip() or f"exit code {result.ending.exit_code}"
+    return SandboxProbe(False, f"bwrap does not work here: {said}")

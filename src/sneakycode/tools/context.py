@@ -97,6 +97,12 @@ class ToolSession:
     lsp: SessionServers = field(default_factory=SessionServers)
 
 
+def nothing_hidden(path: str) -> str | None:
+    """The `hidden` of a session without deny rules on reading: nothing is hidden, and a tool that would walk
+    the workspace for hidden files (the language servers' view) can tell so at once."""
+    return None
+
+
 def _refuse_path(path: str) -> str | None:
     return f"no permission gate decided {path}"
 

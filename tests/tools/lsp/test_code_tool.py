@@ -113,8 +113,8 @@ def test_answers_follow_the_file_on_disk_after_a_command_changed_it(lsp_ctx: Too
 
 
 def test_deny_rules_on_reading_keep_files_out_of_code(ws: Path) -> None:
-    """`read_file(secret/**)` denies reading: `code` does not read such a file, leaves places in it out of its
-    answers (counted), and does not show the hover text that comes from it."""
+    """`read_file(secret/**)` denies reading: `code` does not read such a file, and the server it asks never
+    read it either (test_hidden_files.py), so no place in it and no text from it comes back."""
     use_jedi()
     project(ws)
     (ws / "secret").mkdir()
@@ -128,8 +128,7 @@ def test_deny_rules_on_reading_keep_files_out_of_code(ws: Path) -> None:
         assert refused.code == "permission_denied" and "read_file(secret/**)" in refused.render()
         found = call(ctx, "code", op="definition", path="app.py", line=3, symbol="token")
         assert found.success and "secret/keys.py" not in found.render()
-        assert "(1 more in files a deny rule hides)" in found.render()
         hover = call(ctx, "code", op="hover", path="app.py", line=3, symbol="token")
-        assert "hunter2" not in hover.render() and "withheld" in hover.render()
+        assert hover.success and "hunter2" not in hover.render()
     finally:
         ctx.close()

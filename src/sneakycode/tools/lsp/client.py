@@ -23,6 +23,7 @@ from pygls.lsp.client import LanguageClient
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.servers import server_environment, start_stream_server, stop_stream_server
+from sneakycode.tools.lsp.hiding import View, server_argv
 from sneakycode.tools.lsp.servers import ServerSpec
 
 T = TypeVar("T")
@@ -72,10 +73,15 @@ class Published:
 
 
 class LspClient:
-    """A started server (`start`), its open documents, its published diagnostics, and `stop`."""
+    """A started server (`start`), its open documents, its published diagnostics, and `stop`. It runs where it
+    cannot read what `view` covers; `sealed` is False when that could not be arranged (hiding.py), and then
+    none of its free text may reach the model."""
 
-    def __init__(self, spec: ServerSpec, root: Path, log_path: Path, request_timeout: float) -> None:
+    def __init__(self, spec: ServerSpec, root: Path, log_path: Path, request_timeout: float,
+                 view: View | None = None, workspace: Path | None = None) -> None:
         self.spec = spec
+        self.view = view or View()
+        self.argv, self.sealed = server_argv(spec.argv, self.view, workspace or root)
         self.root = root
         self.log_path = log_path
         self.request_timeout = request_timeout
@@ -126,7 +132,7 @@ class LspClient:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - the server writes to it for its whole life
         try:
-            self.process = await start_stream_server(self.spec.argv, server_environment({}), self.root, self._log)
+            self.process = await start_stream_server(self.argv, server_environment({}), self.root, self._log)
         except OSError as exc:
             self._log.close()
             raise self._failed(f"could not start ({exc.strerror or exc})") from None
@@ -167,8 +173,9 @@ class LspClient:
             except BrokenPipeError:
                 raise self._failed(f"exited during {what}{self._stderr_tail()}") from None
             except Exception as exc:  # the server's error reply (a JsonRpcException) or a reply pygls could not read
+                said = f": {exc}" if self.sealed else " (not shown: it could read files a deny rule hides)"
                 raise ToolError(ErrorCode.LANGUAGE_SERVER_FAILED,
-                                f"language server {self.spec.name} answered {what} with an error: {exc}") from None
+                                f"language server {self.spec.name} answered {what} with an error{said}") from None
         await _settle(answer)
         if exited in done or self._exited.is_set():
             raise self._failed(f"exited during {what}{self._stderr_tail()}")
@@ -275,7 +282,10 @@ class LspClient:
 
     def _stderr_tail(self) -> str:
         """The line of its stderr that says what went wrong: the last naming an error (a stack trace's
-        frames say where, not what), else the last one; at most _STDERR_TAIL characters."""
+        frames say where, not what), else the last one; at most _STDERR_TAIL characters. Nothing from a server
+        that could read files a deny rule hides: its stderr may quote them."""
+        if not self.sealed:
+            return ""
         try:
             text = self.log_path.read_bytes()[-8192:].decode("utf-8", errors="replace")
         except OSError:

@@ -5,6 +5,9 @@ Never holds an edit hostage: a server that is not up yet is started in the backg
 and one that does not publish within lsp.diagnostics_wait (for the old text when it has not yet, then for the
 new one) is skipped with a note. Only errors count (a type
 checker's warnings and hints are advice, not breakage).
+
+A file a deny rule hides is never shown to a server, and a server that could read such files (not `sealed`,
+hiding.py) reports nothing: its messages may quote them.
 """
 
 from __future__ import annotations
@@ -40,14 +43,19 @@ def server_findings(ctx: ToolContext, real: Path, language: str, before: str | N
     spec = servers.spec_for(language)
     if spec is None:
         return None
+    if ctx.hidden(ctx.workspace.display(real)) is not None:
+        return None
     try:
-        client = servers.ready_client(spec, real)
+        client = servers.ready_client(spec, real, servers.view(ctx.hidden))
     except ToolError:
         return None
     if client is None:
         return None
+    if not client.sealed:
+        return ServerReport(notes=[f"Note: {spec.name}'s findings are not shown: it could not be kept from the "
+                                   "files a deny rule hides, so they may quote them."])
     wait = ctx.settings.lsp.diagnostics_wait
-    read = workspace_reader(ctx.workspace)
+    read = workspace_reader(ctx.workspace, ctx.hidden)
     stamp = stamp_of(real) or (0, 0)
 
     async def check() -> tuple[list[lsp.Diagnostic] | None, list[lsp.Diagnostic] | None]:

@@ -2,7 +2,8 @@
 of its own (tool calls come from worker threads), all stopped when the session closes.
 
 Before every question the documents a server holds are brought in step with the disk (a file changed by a
-command, or deleted, is sent again or closed), so its answers are about the files as they are now.
+command, or deleted, is sent again or closed), so its answers are about the files as they are now; and a
+server that could read a file the deny rules now hide (hiding.py) is started again first.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from urllib.parse import unquote, urlparse
 
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ErrorCode, ToolError
+from sneakycode.tools.lsp.hiding import HiddenScan, View
 from sneakycode.tools.lsp.servers import ServerSpec, configured_servers, language_id, root_for, server_for
 from sneakycode.workspace.files import Workspace
 
@@ -45,6 +47,7 @@ class LanguageServers:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._scan = HiddenScan(self.workspace)
 
     @property
     def specs(self) -> list[ServerSpec]:
@@ -59,42 +62,53 @@ class LanguageServers:
         with self._lock:
             return [client for client in self._clients.values() if client.alive]
 
-    def client_for(self, spec: ServerSpec, file: Path, cancel: threading.Event | None = None) -> LspClient:
-        """The running server for `file`, started and initialized first if it is not (a ToolError when that
-        fails or takes longer than lsp.startup_timeout)."""
-        return self.wait(self.start(spec, root_for(spec, file, self.workspace)), cancel)
+    def view(self, hidden: Callable[[str], str | None]) -> View:
+        """What a server must not read now: the workspace's files that `hidden` (the deny rules) hides."""
+        return self._scan.view(hidden)
 
-    def ready_client(self, spec: ServerSpec, file: Path) -> LspClient | None:
-        """The server for `file` if it is up now; else None, and it is started in the background so the next
-        edit or call finds it (an edit never waits for a server to start)."""
+    def client_for(self, spec: ServerSpec, file: Path, view: View, cancel: threading.Event | None = None
+                   ) -> LspClient:
+        """The running server for `file` that reads nothing `view` covers, started and initialized first if
+        there is none (a ToolError when that fails or takes longer than lsp.startup_timeout)."""
+        root = root_for(spec, file, self.workspace)
+        client = self.wait(self.start(spec, root, view), cancel)
+        if client.view != view:  # it was already starting for an older view
+            client = self.wait(self.start(spec, root, view), cancel)
+        return client
+
+    def ready_client(self, spec: ServerSpec, file: Path, view: View) -> LspClient | None:
+        """The server for `file` if it is up now (for this `view`); else None, and it is started in the
+        background so the next edit or call finds it (an edit never waits for a server to start)."""
         root = root_for(spec, file, self.workspace)
         with self._lock:
             client = self._clients.get((spec.name, root))
-            if client is not None and client.alive:
+            if client is not None and client.alive and client.view == view:
                 return client
-        future = self.start(spec, root)
+        future = self.start(spec, root, view)
         # A failed start is told on the next call; looking at it here keeps it from being logged as unretrieved.
         future.add_done_callback(lambda done: done.cancelled() or done.exception())
         return None
 
-    def start(self, spec: ServerSpec, root: Path) -> concurrent.futures.Future[LspClient]:
+    def start(self, spec: ServerSpec, root: Path, view: View) -> concurrent.futures.Future[LspClient]:
+        """The server for `spec` at `root` that reads nothing `view` covers: the running one, the one starting,
+        or a new one (replacing one started for another view)."""
         key = (spec.name, root)
         with self._lock:
             if self._closed:
                 raise ToolError(ErrorCode.LANGUAGE_SERVER_FAILED, "the session is closing; no server starts")
             client = self._clients.get(key)
-            if client is not None and client.alive:
+            if client is not None and client.alive and client.view == view:
                 done: concurrent.futures.Future[LspClient] = concurrent.futures.Future()
                 done.set_result(client)
                 return done
             pending = self._starting.get(key)
             if pending is not None and not pending.done():
                 return pending
-            future = asyncio.run_coroutine_threadsafe(self._start(spec, root), self._ensure_loop())
+            future = asyncio.run_coroutine_threadsafe(self._start(spec, root, view), self._ensure_loop())
             self._starting[key] = future
             return future
 
-    async def _start(self, spec: ServerSpec, root: Path) -> LspClient:
+    async def _start(self, spec: ServerSpec, root: Path, view: View) -> LspClient:
         from sneakycode.tools.lsp.client import LspClient
 
         task = asyncio.current_task()
@@ -106,7 +120,7 @@ class LanguageServers:
         if old is not None:
             await old.stop(graceful=False)
         log = self.log_dir / f"{spec.name}-{len(os.listdir(self.log_dir)) if self.log_dir.is_dir() else 0}.log"
-        client = LspClient(spec, root, log, self.settings.request_timeout)
+        client = LspClient(spec, root, log, self.settings.request_timeout, view, self.workspace)
         try:
             await client.start(self.settings.startup_timeout)
         except BaseException:
@@ -176,14 +190,19 @@ class LanguageServers:
         return self._loop
 
 
-def workspace_reader(workspace: Workspace) -> Callable[[Path], str | None]:
-    """Reads a file inside the workspace through its guard (size limit, regular files only); None otherwise."""
+def workspace_reader(workspace: Workspace, hidden: Callable[[str], str | None]) -> Callable[[Path], str | None]:
+    """Reads a file inside the workspace through its guard (size limit, regular files only); None otherwise,
+    and None for a file `hidden` (the deny rules) hides, under its own name or where a link to it leads: a
+    file the server was shown may since have become a link to a hidden one."""
 
     def read(path: Path) -> str | None:
         if not workspace.contains(path):
             return None
         try:
-            return workspace.read_text(workspace.display(path)).text
+            real = workspace.display(workspace.resolve(workspace.display(path)))
+            if hidden(workspace.display(path)) is not None or hidden(real) is not None:
+                return None
+            return workspace.read_text(real).text
         except (ToolError, OSError):
             return None
 

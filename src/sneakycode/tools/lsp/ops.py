@@ -1,5 +1,9 @@
 """What the `code` tool does (tool.py declares it): find the file's server, point at the place in LSP's terms,
-ask, and turn the answer into places. Loaded on the first call, with pygls and lsprotocol."""
+ask, and turn the answer into places. Loaded on the first call, with pygls and lsprotocol.
+
+What deny rules hide from the read tools stays out of every answer: the server asked never read it (a server
+that could have is not `sealed`, and its hover text is withheld; hiding.py says why), and places in such
+files are left out, counted (answers.Places)."""
 
 from __future__ import annotations
 
@@ -48,7 +52,7 @@ def run_code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
                         f"{args.path!r} is kept from the model by the deny rule `{rule}`, so `code` does not read it")
     text = ctx.workspace.read_text(args.path).text
     spec = _spec_for(ctx, real, text, args.path)
-    client = ctx.language_servers.client_for(spec, real, ctx.cancel)
+    client = ctx.language_servers.client_for(spec, real, ctx.language_servers.view(ctx.hidden), ctx.cancel)
     places = _places(ctx)
     if args.op == "symbols":
         answer = _ask(ctx, client, real, text, lambda: client.client.text_document_document_symbol_async(
@@ -64,9 +68,10 @@ def run_code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
         answer = _ask(ctx, client, real, text, lambda: client.client.text_document_hover_async(
             lsp.HoverParams(text_document=document, position=position)), "hover")
         said = hover_text(answer)
-        if said and _defined_only_where_hidden(ctx, client, real, text, document, position):
-            return ToolResult.ok(f"hover {where}: withheld (it is defined in a file a deny rule hides)",
-                                 server=spec.name, hover="", withheld=1)
+        if said and not client.sealed:
+            return ToolResult.ok(f"hover {where}: withheld ({spec.name} could not be kept from the files a deny "
+                                 "rule hides, so what it says may come from them)", server=spec.name, hover="",
+                                 withheld=1)
         if len(said) > MAX_HOVER_CHARS:
             said = said[:MAX_HOVER_CHARS] + f"... [{len(said) - MAX_HOVER_CHARS} more characters cut]"
         return ToolResult.ok(f"hover {where}:\n{said}" if said else f"hover {where}: nothing to show",
@@ -84,28 +89,20 @@ def run_code(args: CodeArgs, ctx: ToolContext) -> ToolResult:
     return ToolResult.ok(rendered, server=spec.name, **data)
 
 
-def _defined_only_where_hidden(ctx: ToolContext, client: LspClient, real: Path, text: str,
-                               document: lsp.TextDocumentIdentifier, position: lsp.Position) -> bool:
-    """Whether hover's text (a docstring, a signature) comes from a file the deny rules hide: every definition
-    the server gives is in one."""
-    answer = _ask(ctx, client, real, text, lambda: client.client.text_document_definition_async(
-        lsp.DefinitionParams(text_document=document, position=position)), "definition")
-    places = _places(ctx)
-    found = [places.place(uri, start) for uri, start in locations(answer)]
-    return bool(found) and all(place is None for place in found)
-
-
 def _workspace_symbols(query: str, ctx: ToolContext) -> ToolResult:
     servers = ctx.language_servers
     held = workspace_languages(ctx.workspace.root)
     spec = next((s for s in servers.specs if held.intersection(s.languages)), None)
     if spec is None:
         raise ToolError(ErrorCode.NO_LANGUAGE_SERVER, "no language server serves a language of this workspace")
-    client = servers.wait(servers.start(spec, servers.workspace), ctx.cancel)
+    view = servers.view(ctx.hidden)
+    client = servers.wait(servers.start(spec, servers.workspace, view), ctx.cancel)
+    if client.view != view:  # it was already starting for an older view
+        client = servers.wait(servers.start(spec, servers.workspace, view), ctx.cancel)
     places = _places(ctx)
 
     async def ask() -> Any:
-        refresh(client, workspace_reader(ctx.workspace))
+        refresh(client, workspace_reader(ctx.workspace, ctx.hidden))
         return await client.ask(client.client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=query)),
                                 "workspace/symbol")
 
@@ -130,7 +127,7 @@ def _ask(ctx: ToolContext, client: LspClient, real: Path, text: str, request: An
     language = language_of(real.name, text)
 
     async def ask() -> Any:
-        refresh(client, workspace_reader(ctx.workspace))
+        refresh(client, workspace_reader(ctx.workspace, ctx.hidden))
         client.show(real, text, language_id(language or client.spec.languages[0]), stamp)
         return await client.ask(request(), what)
 
@@ -168,15 +165,14 @@ def _position(args: CodeArgs, text: str) -> lsp.Position:
 
 def _places(ctx: ToolContext) -> Places:
     workspace = ctx.workspace
+    read = workspace_reader(workspace, ctx.hidden)
 
     def display(path: Path) -> str | None:
         return workspace.display(path) if workspace.contains(path) else None
 
     def lines_of(shown: str) -> list[str] | None:
-        try:
-            return split_lines(workspace.read_text(shown).text)
-        except (ToolError, OSError):
-            return None
+        text = read(workspace.root / shown)
+        return None if text is None else split_lines(text)
 
     return Places(display, lines_of, ctx.hidden)
 
