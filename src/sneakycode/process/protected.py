@@ -29,7 +29,6 @@ content and is not covered.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 from collections.abc import Callable
@@ -42,18 +41,11 @@ from sneakycode.config import PROJECT_CONFIG, user_config_path
 from sneakycode.config.files import read_regular
 from sneakycode.process.environment import find_program
 from sneakycode.process.gitlinks import IndexStamp, index_stamp, list_gitlinks
+from sneakycode.process.neutral_git import PROGRAM_KEYS
 from sneakycode.process.supervise import run_process
 
 GIT_DIR_FOLDERS = ("hooks", "info")
 GIT_DIR_FILES = ("config", "commondir", "config.worktree")
-# Config keys whose value git runs as a program (matched on the lower-cased key git --list prints).
-PROGRAM_KEYS = re.compile(
-    r"core\.(fsmonitor|sshcommand|editor|pager|askpass|gitproxy)|credential\.(.+\.)?helper|diff\.external"
-    r"|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|mergetool\..+\.cmd"
-    r"|difftool\..+\.cmd|gpg\.(.+\.)?program|sequence\.editor|alias\..+|pager\..+|remote\..+\.(uploadpack"
-    r"|receivepack)|uploadpack\.packobjectshook|sendemail\.smtpserver|interactive\.difffilter|web\.browser"
-    r"|browser\..+\.cmd|man\..+\.cmd"
-)
 _GIT_TIMEOUT = 10.0
 _MAX_MODULE_DEPTH = 4
 
