@@ -18,6 +18,8 @@ from sneakycode.process.neutral_git import DIFF_FLAGS, neutral_git
 from sneakycode.process.supervise import run_process
 from sneakycode.review.diff import collect_change
 from sneakycode.session.shadow_git import ShadowRepo
+from sneakycode.testing.server import ScriptedServer
+from tests.conftest import run_cli
 
 GIT = "git"
 IDENTITY = ["-c", "user.name=t", "-c", "user.email=t@example.com"]
@@ -91,8 +93,8 @@ def test_every_program_key_git_documents_is_switched_off(tmp_path: Path) -> None
 
 @pytest.fixture
 def hostile(tmp_path: Path) -> tuple[Path, Path]:
-    """A repository with a committed file, a change to it, a staged new file, and every program its configuration and its
-    `.gitattributes` can make git run planted (each writes its name into the markers file when run)."""
+    """A repository with a committed file, a change to it, a staged new file, and every program its
+    configuration and its `.gitattributes` can make git run planted (each writes its name into `markers`)."""
     repo, bin_dir, markers = tmp_path / "repo", tmp_path / "bin", tmp_path / "markers"
     repo.mkdir()
     bin_dir.mkdir()
@@ -191,3 +193,24 @@ def test_a_configuration_too_large_to_list_runs_nothing(tmp_path: Path) -> None:
 
     with pytest.raises(OSError, match="could not be listed in full"):
         neutral_git(GIT, ["status"], cwd=repo)
+
+
+def test_a_headless_run_in_an_untrusted_repository_runs_no_program_it_names(hostile: tuple[Path, Path]) -> None:
+    """Hardening round three, advisory: settings in a repository that run a program before the trust
+    question is answered. A run in it (no --trust-project) takes checkpoints, surveys the repository for the
+    sandbox and lists its gitlinks, all with SneakyCode's own git, and edits a file: nothing planted runs."""
+    repo, markers = hostile
+    steps = [
+        {"tool_calls": [{"name": "write_file", "arguments": {"file_path": "b.txt", "content": "b\n"}}]},
+        {"tool_calls": [{"name": "run_command", "arguments": {"command": "echo ran > c.txt"}}]},
+        {"tool_calls": [{"name": "finish", "arguments": {"message": "done"}}]},
+    ]
+    loopback = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+    with ScriptedServer({"steps": steps, "models": ["scripted-model"]}) as server:
+        result = run_cli("-p", "Add files", "--base-url", server.base_url, "--model", "scripted-model",
+                         "--workspace", str(repo), "--yes", env=loopback)  # fmt: skip
+
+    assert result.code == 0, result.stderr
+    assert (repo / "b.txt").read_text() == "b\n" and (repo / "c.txt").read_text() == "ran\n"
+    assert "checkpoints are off" not in result.stderr
+    assert not markers.exists(), markers.read_text()
