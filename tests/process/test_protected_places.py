@@ -79,7 +79,7 @@ def test_the_file_tools_refuse_to_write_a_protected_place(ws: Path, path: str) -
     result = call(ctx, "write_file", file_path=path, content="planted\n")
 
     assert result.code == ErrorCode.PROTECTED_PATH, result.message
-    assert "which tools never change" in (result.error or result.message)
+    assert "tools never change it" in (result.error or result.message)
     assert not (ws / path).exists() and not (ws / path.split("/")[0]).exists()
 
 

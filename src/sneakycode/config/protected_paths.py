@@ -16,26 +16,26 @@ sandbox's repository guard), so each of them reads the same list.
 
 from __future__ import annotations
 
-# Each place, and what it is, for a refusal.
+# Each place, and why it matters, for a refusal: "'.envrc' is at .envrc, which direnv runs on entering ...".
 PROTECTED_FOLDERS: dict[str, str] = {
-    ".sneakycode": "SneakyCode's own settings and permission rules",
-    ".git": "git's hooks and configuration",
-    ".claude": "the skills, commands and hooks an agent loads from the project",
-    ".vscode": "editor tasks that can run when the folder is opened",
-    ".idea": "editor run configurations and tasks",
+    ".sneakycode": "holds SneakyCode's own settings and permission rules",
+    ".git": "holds git's hooks and configuration",
+    ".claude": "holds the skills, commands and hooks an agent loads from the project",
+    ".vscode": "holds editor tasks that can run when the folder is opened",
+    ".idea": "holds an editor's run configurations and tasks",
 }
 PROTECTED_FILES: dict[str, str] = {
-    ".mcp.json": "the MCP servers an agent starts for the project",
-    ".gitmodules": "the repositories git clones and enters",
-    ".envrc": "what direnv runs on entering the folder",
-    ".bashrc": "a shell start-up file",
-    ".bash_profile": "a shell start-up file",
-    ".bash_login": "a shell start-up file",
-    ".profile": "a shell start-up file",
-    ".zshrc": "a shell start-up file",
-    ".zshenv": "a shell start-up file",
-    ".zprofile": "a shell start-up file",
-    ".zlogin": "a shell start-up file",
+    ".mcp.json": "names the MCP servers an agent starts for the project",
+    ".gitmodules": "names the repositories git clones and enters",
+    ".envrc": "direnv runs on entering the folder",
+    ".bashrc": "a shell runs when it starts",
+    ".bash_profile": "a shell runs when it starts",
+    ".bash_login": "a shell runs when it starts",
+    ".profile": "a shell runs when it starts",
+    ".zshrc": "a shell runs when it starts",
+    ".zshenv": "a shell runs when it starts",
+    ".zprofile": "a shell runs when it starts",
+    ".zlogin": "a shell runs when it starts",
 }
 PROTECTED_WRITE_PATHS: tuple[str, ...] = (*PROTECTED_FOLDERS, *PROTECTED_FILES)
 

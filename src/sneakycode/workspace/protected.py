@@ -33,7 +33,7 @@ def protection(root: Path, real: Path, user_path: str) -> ToolError | None:
                 hint = _SNEAKYCODE_HINT if place == ".sneakycode" else None
                 return ToolError(
                     ErrorCode.PROTECTED_PATH,
-                    f"{user_path!r} is {where} ({what}), which tools never change",
+                    f"{user_path!r} is {where}, which {what}: tools never change it",
                     hint=hint,
                 )
     return None
