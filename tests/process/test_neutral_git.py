@@ -214,3 +214,32 @@ def test_a_headless_run_in_an_untrusted_repository_runs_no_program_it_names(host
     assert (repo / "b.txt").read_text() == "b\n" and (repo / "c.txt").read_text() == "ran\n"
     assert "checkpoints are off" not in result.stderr
     assert not markers.exists(), markers.read_text()
+
+
+def test_a_submodules_own_configuration_runs_nothing_either(tmp_path: Path) -> None:
+    """Hardening round three, class 4: `git diff` against the work tree starts git again in each submodule
+    to see whether it is dirty, and that git reads the submodule's own config, whose filter names the
+    listing of the outer repository cannot know. The neutral git does not look into a submodule's work tree."""
+    origin, repo, markers = tmp_path / "origin", tmp_path / "repo", tmp_path / "markers"
+    for folder in (origin, repo):
+        folder.mkdir()
+        git(folder, "init", "-q")
+    (origin / "lib.txt").write_text("lib\n")
+    git(origin, "add", "lib.txt")
+    git(origin, "commit", "-qm", "lib")
+    (repo / "a.txt").write_text("one\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "first")
+    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(origin), "vendor")
+    git(repo, "commit", "-qm", "vendor")
+    vendor = repo / "vendor"
+    git(vendor, "config", "filter.inner.clean", str(planted_program(tmp_path, "inner-clean", markers)))
+    git(vendor, "config", "core.fsmonitor", str(planted_program(tmp_path, "inner-fsmonitor", markers)))
+    (vendor / ".gitattributes").write_text("* filter=inner\n")
+    (vendor / "lib.txt").write_text("changed inside the submodule\n")
+    (repo / "a.txt").write_text("two\n")
+
+    change = collect_change(repo)
+
+    assert not markers.exists(), markers.read_text()
+    assert [f.path for f in change.files] == ["a.txt"]  # the submodule's commit is unchanged
