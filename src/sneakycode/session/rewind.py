@@ -192,8 +192,8 @@ def _restore(
                 f"{escaped(change.path)}: kept, it was larger than max_file_size_bytes at the checkpoint, which does "
                 "not hold it"
             )
-        elif (why := now.left_out_reason(change.path)) is not None and change.old_mode != EMPTY_MODE:
-            report.left.append(f"{escaped(change.path)}: the checkpoint holds it, not put back: {why}")
+        elif (unseen := now.left_out_reason(change.path)) is not None and change.old_mode != EMPTY_MODE:
+            report.left.append(f"{escaped(change.path)}: the checkpoint holds it, not put back: {unseen}")
         elif now.left_out_reason(change.path) or then.left_out_reason(change.path):
             pass  # noted above, once for the whole folder
         elif _GITLINK in (change.old_mode, change.new_mode):  # a checkpoint from before nested repos were left out

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sneakycode.config.protected_paths import PROTECTED_FILES, PROTECTED_FOLDERS, shown_place
+from sneakycode.config.protected_paths import PROTECTED_FILES, PROTECTED_FOLDERS, PROTECTED_WRITE_PATHS, shown_place
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.workspace.paths import PROTECTED_WRITE_PATHS
 
 _SNEAKYCODE_HINT = (
     "Tools never change .sneakycode/ (reading it is fine): tell the user what to change and let them edit it."
