@@ -133,10 +133,12 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "Only regular files can be read with these tools; tell the user if they expected a normal file there.",
     ),
     ErrorCode.PROTECTED_PATH: ErrorDoc(
-        "The path is the workspace root, lies inside `.git/` (hooks and config included) or inside `.sneakycode/` "
-        "(SneakyCode's own settings and rules), which tools never change or delete; reading them is allowed.",
+        "The path is the workspace root, or a place whose contents decide what runs later (config/protected_paths.py): "
+        "`.git/` (hooks and config included), `.sneakycode/` (SneakyCode's own settings and rules), `.claude/`, "
+        "`.mcp.json`, `.vscode/`, `.idea/`, `.envrc`, `.gitmodules`, shell start-up files; tools never change or "
+        "delete them; reading them is allowed.",
         "Change files elsewhere; use run_command with git for repository operations, and ask the user to edit "
-        ".sneakycode/ themselves.",
+        "the protected place themselves.",
     ),
     ErrorCode.READ_ONLY_FILE: ErrorDoc(
         "The file is read-only (it has no write permission, for example mode 0444), so it is not replaced.",

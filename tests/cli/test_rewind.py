@@ -332,7 +332,7 @@ def test_a_nested_repository_made_by_a_command_leaves_checkpoints_on(
     assert (repo / "a.txt").read_bytes() == b"alpha\r\nline two\n"
     assert (repo / "c.txt").read_text() == "untouched by the agent\n"
     assert not (repo / "two.txt").exists()
-    assert "sub: left as it is, it is a nested git repository" in back_to_two.stdout
+    assert "sub: left as it is, in no snapshot: a nested git repository" in back_to_two.stdout
     # Back to before the turn that made it: the nested repository is not "created after the checkpoint".
     back_to_one = rewind(repo, "--to", "1", "--files-only")
     assert back_to_one.code == 0, back_to_one.stderr
@@ -367,7 +367,7 @@ def test_a_submodule_is_left_out_with_a_note_and_the_rest_is_rewound(
     assert result.code == 0, result.stderr
     assert (repo / "c.txt").read_text() == "untouched by the agent\n"
     assert (repo / "vendor" / "lib" / "local.txt").read_text() == "local\n"  # inside it: left as it is
-    assert "vendor/lib: left as it is, it is a nested git repository" in result.stdout
+    assert "vendor/lib: left as it is, in no snapshot: a nested git repository" in result.stdout
 
 
 def as_unprivileged(argv: list[str]) -> list[str]:
@@ -416,4 +416,29 @@ def test_an_unreadable_file_is_left_out_with_a_note_and_the_rest_is_rewound(
     assert not (repo / "one.txt").exists()
     assert (repo / "c.txt").read_text() == "untouched by the agent\n"
     assert secret.read_text() == "KEY=1\n" and secret.stat().st_mode & 0o777 == 0
-    assert "secret.env: left as it is, it is unreadable" in result.stdout
+    assert "secret.env: left as it is, in no snapshot: unreadable" in result.stdout
+
+
+@pytest.mark.parametrize("force", [True, False], ids=["forced", "not forced"])
+def test_a_rewind_that_leaves_a_path_exits_non_zero_naming_it(server: ScriptedServer, repo: Path, force: bool) -> None:
+    """Hardening round three, class 11: src/b.py was deleted and src/ made unreadable after the run; `git
+    status` skipped what it could not look at, so the snapshot still held src/b.py and `rewind --force`
+    said the files were as at the checkpoint and exited 0, with src/b.py gone. Now the folder is left out
+    of the snapshot, the rewind exits 1 (a failure, cli/exit_codes.py) and names each path it left. As root,
+    whom permission bits do not stop, the runs go through a user namespace without that power."""
+    server.add_steps([call("write_file", file_path="one.txt", content="1\n"), call("finish", message="done")])
+    base = ["--base-url", server.base_url, "--model", "scripted-model", "--workspace", str(repo), "--yes"]
+    assert run_unprivileged("-p", "Add a file", *base).code == 0
+    (repo / "src" / "b.py").unlink()
+    (repo / "src").chmod(0)
+    try:
+        result = run_unprivileged("rewind", "--workspace", str(repo), "--files-only", *(["--force"] if force else []))
+    finally:
+        (repo / "src").chmod(0o755)
+
+    assert result.code == 1, result.stdout
+    assert not (repo / "one.txt").exists()  # the rest was rewound
+    assert "is unreadable and in no snapshot" not in result.stdout + result.stderr
+    left = result.stderr.split("NOT restored", 1)[1]
+    assert "src/b.py: the checkpoint holds it, not put back: unreadable" in left
+    assert ("src: left as it is, in no snapshot now" in left) == force

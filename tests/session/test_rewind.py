@@ -122,7 +122,8 @@ def test_a_file_left_out_of_the_checkpoint_is_not_deleted_when_it_becomes_snapsh
     assert (ws / "a.txt").read_text() == "a\n"
     lines = report.lines()
     assert report.ok, lines
-    assert any("vendored: left as it is, it was a nested git repository" in line for line in lines)
+    assert any("vendored: left as it is, in no snapshot at the checkpoint: a nested git repository then" in line
+               for line in lines)
     assert any("big.log: kept, it was larger than max_file_size_bytes at the checkpoint" in line for line in lines)
 
 

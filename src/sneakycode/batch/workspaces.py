@@ -24,7 +24,7 @@ from pathlib import Path
 from sneakycode.batch.spec import TaskSpec
 from sneakycode.config.files import open_regular
 from sneakycode.process.environment import find_program
-from sneakycode.process.neutral_git import DIFF_FLAGS, neutral_git_argv, neutral_git_environment
+from sneakycode.process.neutral_git import DIFF_FLAGS, neutral_git
 from sneakycode.process.protected import gitfile_target
 from sneakycode.process.supervise import run_process
 
@@ -63,8 +63,10 @@ def _git(args: list[str], cwd: Path, *, neutral: bool = False, git_dir: Path | N
         git = find_program("git", not_under=cwd)  # it runs unsandboxed: never one a command wrote
         if git is None:
             raise TaskSetupError("git is not installed (or only inside the task's copy)")
-        argv = neutral_git_argv(git, args)
-        env = neutral_git_environment(git_dir=git_dir, work_tree=cwd if git_dir is not None else None)
+        try:
+            argv, env = neutral_git(git, args, cwd=cwd, git_dir=git_dir, work_tree=cwd if git_dir is not None else None)
+        except OSError as exc:
+            raise TaskSetupError(f"git {args[0]} was not run: {exc}") from None
         if index is not None:
             env["GIT_INDEX_FILE"] = str(index)
     else:

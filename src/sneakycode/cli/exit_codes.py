@@ -14,7 +14,7 @@ class ExitCode(IntEnum):
     the model, 5 the model server stalled, 130 interrupted."""
 
     OK = 0
-    FAILURE = 1  # a tool failed, the model could not be reached, undo refused
+    FAILURE = 1  # a tool failed, the model could not be reached, undo refused, rewind left a path as it was
     USAGE = 2  # bad flags or configuration: nothing was run or sent
     BUDGET = 3  # --max-turns, --max-tokens, --max-cost or --timeout ended the run (cleanly)
     TURN_LIMIT = 3  # the older name of BUDGET

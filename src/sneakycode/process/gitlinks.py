@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sneakycode.process.neutral_git import neutral_git_argv, neutral_git_environment
+from sneakycode.process.neutral_git import neutral_git
 from sneakycode.process.supervise import run_process
 
 GITLINK_MODE = "160000"
@@ -45,8 +45,8 @@ def list_gitlinks(git: str, work_tree: Path, index: Path | None) -> frozenset[st
     if index is not None and stamp is not None and (known := _listed.get(index)) is not None and known[0] == stamp:
         return known[1]
     try:
-        result = run_process(neutral_git_argv(git, ["ls-files", "--stage", "-z"]), cwd=work_tree,
-                             env=neutral_git_environment(), timeout=_TIMEOUT, capture_limit=_LISTING_LIMIT)  # fmt: skip
+        argv, env = neutral_git(git, ["ls-files", "--stage", "-z"], cwd=work_tree)
+        result = run_process(argv, cwd=work_tree, env=env, timeout=_TIMEOUT, capture_limit=_LISTING_LIMIT)
     except OSError:
         return frozenset()
     if result.ending.exit_code != 0:

@@ -1,22 +1,25 @@
 """Workspace files that make programs run later, outside the sandbox: read-only inside it.
 
 git runs hooks and the programs its configuration names (`core.fsmonitor`, `core.hooksPath`, filters, diff
-and merge drivers, credential helpers, aliases, ...) during ordinary commands, and SneakyCode reads
-`.sneakycode/` at start-up. A sandboxed command that could write them would have code run unsandboxed the
-next time the user, or SneakyCode, runs git. So, inside the sandbox:
+and merge drivers, credential helpers, aliases, ...) during ordinary commands; SneakyCode reads
+`.sneakycode/` and `.claude/` at start-up, an editor runs `.vscode/` tasks when it opens the folder, direnv
+runs `.envrc`, a shell its start-up files (config/protected_paths.py, the one list). A sandboxed command that
+could write them would have code run unsandboxed later. So, inside the sandbox:
 
-- `.sneakycode/` and, in the git dir: `config`, `hooks/`, `info/` (its `attributes` pick drivers),
-  `commondir` and `config.worktree` (they change where configuration comes from), the same in submodule
-  and worktree git dirs, every config file git reads that lies in the workspace (`include.path`), the
-  `core.hooksPath` folder and any program a config value names inside the workspace are bound read-only;
+- every place of that list at the workspace's top and, in the git dir: `config`, `hooks/`, `info/` (its
+  `attributes` pick drivers), `commondir` and `config.worktree` (they change where configuration comes
+  from), the same in submodule and worktree git dirs, every config file git reads that lies in the
+  workspace (`include.path`), the `core.hooksPath` folder and any program a config value names inside the
+  workspace are bound read-only;
 - the git dir (or `.git` file) is bound onto itself, so it can be neither renamed nor replaced by one of the
   command's making, and so is every folder between a protected path and the workspace (a folder holding a
   mount point can be renamed, and a new one made in its place);
 - a missing folder among them is covered by an empty read-only tmpfs; the empty folder bwrap creates on
   disk for it is removed afterwards if it is still empty;
 - a missing file cannot be covered that way (git refuses an empty `commondir`), so one the command created
-  is deleted after the command, once every process of the sandbox is gone (they share its PID namespace);
-  a protected path that was a symbolic link is put back if the command replaced the link;
+  (a `.git/commondir`, an `.envrc`, a `.mcp.json`) is deleted after the command and the user told, once
+  every process of the sandbox is gone (they share its PID namespace); a protected path that was a
+  symbolic link is put back if the command replaced the link;
 - git also enters the repositories its index links to (submodules, gitlinks.py) and runs their
   configuration: their `.git` is protected like the workspace's own, one that was missing is deleted after
   the command if it made one, and so is the `.git` of a repository the command adds to an index it can
@@ -29,7 +32,6 @@ content and is not covered.
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 from collections.abc import Callable
@@ -38,22 +40,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from sneakycode.config import PROJECT_CONFIG, user_config_path
+from sneakycode.config import user_config_path
 from sneakycode.config.files import read_regular
+from sneakycode.config.protected_paths import PROTECTED_FILES, PROTECTED_FOLDERS
 from sneakycode.process.environment import find_program
 from sneakycode.process.gitlinks import IndexStamp, index_stamp, list_gitlinks
+from sneakycode.process.neutral_git import PROGRAM_KEYS
 from sneakycode.process.supervise import run_process
 
 GIT_DIR_FOLDERS = ("hooks", "info")
 GIT_DIR_FILES = ("config", "commondir", "config.worktree")
-# Config keys whose value git runs as a program (matched on the lower-cased key git --list prints).
-PROGRAM_KEYS = re.compile(
-    r"core\.(fsmonitor|sshcommand|editor|pager|askpass|gitproxy)|credential\.(.+\.)?helper|diff\.external"
-    r"|diff\..+\.(command|textconv)|filter\..+\.(clean|smudge|process)|merge\..+\.driver|mergetool\..+\.cmd"
-    r"|difftool\..+\.cmd|gpg\.(.+\.)?program|sequence\.editor|alias\..+|pager\..+|remote\..+\.(uploadpack"
-    r"|receivepack)|uploadpack\.packobjectshook|sendemail\.smtpserver|interactive\.difffilter|web\.browser"
-    r"|browser\..+\.cmd|man\..+\.cmd"
-)
 _GIT_TIMEOUT = 10.0
 _MAX_MODULE_DEPTH = 4
 
@@ -66,14 +62,18 @@ class RepositoryGuard:
     read_only: list[Path] = field(default_factory=list)  # existing files and folders, bound read-only
     self_bound: list[Path] = field(default_factory=list)  # bound onto themselves: not renamed or replaced
     placeholders: list[Path] = field(default_factory=list)  # missing folders, covered by a read-only tmpfs
-    absent_files: list[Path] = field(default_factory=list)  # missing files: deleted after if created
+    absent_files: dict[Path, str] = field(default_factory=dict)  # missing files, deleted after if created: why
     links: dict[Path, str] = field(default_factory=dict)  # protected symbolic links and their targets
     indexes: list[_WatchedIndex] = field(default_factory=list)  # writable indexes: gitlinks added are undone
 
     @classmethod
     def survey(cls, workspace: Path) -> RepositoryGuard:
         guard = cls(workspace)
-        guard._folder(workspace / PROJECT_CONFIG.parent)
+        for name in PROTECTED_FOLDERS:
+            if name != ".git":  # the git dir, wherever its `.git` leads, is surveyed below
+                guard._folder(workspace / name)
+        for name, what in PROTECTED_FILES.items():
+            guard._file(workspace / name, why=f"it is {what}")
         guard._folder(user_config_path().parent, missing=False)  # when the workspace holds the home folder
         git_dir = guard._git_dir(workspace / ".git")
         if git_dir is not None:
@@ -112,10 +112,10 @@ class RepositoryGuard:
         for path in self.placeholders:
             with suppress(OSError):
                 path.rmdir()  # only the empty folder bwrap made for the tmpfs; anything else stays
-        for path in self.absent_files:
+        for path, why in self.absent_files.items():
             if os.path.lexists(path):
                 done = _undo(partial(self._remove_inside, path), "deleted")
-                notes.append(f"{self._shown(path)} was created by the command and {done}: git would follow it")
+                notes.append(f"{self._shown(path)} was created by the command and {done}: {why}")
         for watched in self.indexes:
             if index_stamp(watched.index) == watched.stamp:
                 continue
@@ -169,14 +169,14 @@ class RepositoryGuard:
         elif missing and not os.path.lexists(real) and os.access(real.parent, os.W_OK):
             self.placeholders.append(real)
 
-    def _file(self, path: Path, *, missing: bool = True) -> None:
+    def _file(self, path: Path, *, missing: bool = True, why: str = "git would follow it") -> None:
         real = self._real(path)
         if real is None or real in self.read_only:
             return
         if real.exists():
             self.read_only.append(real)
         elif missing and not os.path.lexists(real):
-            self.absent_files.append(real)
+            self.absent_files.setdefault(real, why)
 
     def _git_dir(self, dot_git: Path) -> Path | None:
         """The workspace's git dir, bound onto itself; None when there is none or it is outside."""

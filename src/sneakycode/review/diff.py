@@ -2,10 +2,10 @@
 
 git runs through process/ with the neutral configuration (process/neutral_git.py): a repository under review
 is exactly the kind whose configuration must not choose programs for us (fsmonitor, hooks, pagers, external
-diff and textconv drivers). Two calls describe a change: `--numstat -z` for the exact paths (NUL-separated,
-never quoted), rename pairs and binary files, and `-p` for the patches, in the same order. Only the hunk
-headers are parsed (`@@ -a,b +c,d @@`): that is all a review needs to know which new-side lines the diff
-shows, and it keeps a patch-parsing dependency out of the package.
+diff and textconv drivers, clean and smudge filters). Two calls describe a change: `--numstat -z` for the exact
+paths (NUL-separated, never quoted), rename pairs and binary files, and `-p` for the patches, in the same order.
+Only the hunk headers are parsed (`@@ -a,b +c,d @@`): that is all a review needs to know which new-side lines
+the diff shows, and it keeps a patch-parsing dependency out of the package.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sneakycode.process.environment import find_program
-from sneakycode.process.neutral_git import DIFF_FLAGS, neutral_git_argv, neutral_git_environment
+from sneakycode.process.neutral_git import DIFF_FLAGS, neutral_git
 from sneakycode.process.supervise import run_process
 
 GIT_TIMEOUT = 60.0
@@ -207,10 +207,11 @@ def _empty_tree(git: str, cwd: Path) -> str:
 def _git(git: str, cwd: Path, args: list[str], *, problem: str | None = None, stdin: bytes | None = None,
          index: Path | None = None) -> str:
     try:
-        env = {**neutral_git_environment(), "GIT_OPTIONAL_LOCKS": "0"}
+        argv, env = neutral_git(git, args, cwd=cwd)
+        env["GIT_OPTIONAL_LOCKS"] = "0"
         if index is not None:
             env["GIT_INDEX_FILE"] = str(index)
-        result = run_process(neutral_git_argv(git, args), cwd=cwd, env=env,
+        result = run_process(argv, cwd=cwd, env=env,
                              timeout=GIT_TIMEOUT, capture_limit=MAX_PATCH_BYTES + 1, stdin=stdin)
     except OSError as exc:
         raise DiffError(f"git could not start in {cwd}: {exc.strerror or exc}") from None

@@ -7,7 +7,9 @@ is *changed by someone else* when it differs between the latest snapshot SneakyC
 last run, or the last rewind) and now: SneakyCode did not leave it that way. Such paths are listed and kept,
 unless `force`, which makes the workspace exactly the checkpoint. Ignored files, files over
 max_file_size_bytes, nested repositories and unreadable files are in no snapshot (at the checkpoint or now),
-so rewind never writes or deletes them; the report names them.
+so rewind never writes or deletes them; the report names them. A file the checkpoint holds that is in no
+snapshot now (a folder git cannot list), and, with `force`, anything else in no snapshot now that was not
+left out at the checkpoint too, is *left*: the rewind did not do all it was asked, and says so (`ok` is False).
 
 Every write and removal walks from the workspace root's descriptor without following links (the file
 tools' anchored walk, workspace/anchored.py): a folder on the way swapped for a link, even mid-rewind, stops
@@ -63,11 +65,13 @@ class RewindReport:
     kept_paths: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    left: list[str] = field(default_factory=list)  # what the checkpoint holds (or, forced, lacks) but is still here
     conversation: SavedSession | None = None
 
     @property
     def ok(self) -> bool:
-        return not self.kept and not self.failed
+        """Whether the files are as asked: nothing kept, failed or left as it was."""
+        return not self.kept and not self.failed and not self.left
 
     def lines(self) -> list[str]:
         out = [f"Rewound session {self.session_id} to before turn {self.turn}:"]
@@ -78,6 +82,10 @@ class RewindReport:
             out.append(f"  conversation: {len(self.conversation.messages)} messages kept; --continue resumes there")
         out += [f"  note: {line}" for line in self.notes]
         out += [f"  FAILED: {line}" for line in self.failed]
+        if self.left:
+            out.append("NOT restored, because no snapshot holds them as they are now (make them readable, or move "
+                       "them away, and rewind again):")  # fmt: skip
+            out += [f"  {line}" for line in self.left]
         if self.kept:
             out.append("Kept, because they changed after SneakyCode last left them (`--force` restores them too):")
             out += [f"  {line}" for line in self.kept]
@@ -163,10 +171,13 @@ def _restore(
         others.update(change.path for change in repo.changes(latest.commit, now.commit))
     then = target.snapshot
     for path, why in sorted(now.left_out.items()):
-        report.notes.append(f"{escaped(path)}: left as it is, it is {why} and in no snapshot")
+        if force and then.left_out_reason(path) is None:  # made or changed since the checkpoint: not undone
+            report.left.append(f"{escaped(path)}: left as it is, in no snapshot now: {why}")
+        else:
+            report.notes.append(f"{escaped(path)}: left as it is, in no snapshot: {why}")
     for path, why in sorted(then.left_out.items()):
         if path not in now.left_out:
-            report.notes.append(f"{escaped(path)}: left as it is, it was {why} at the checkpoint and in no snapshot")
+            report.notes.append(f"{escaped(path)}: left as it is, in no snapshot at the checkpoint: {why} then")
     removals: list[Change] = []
     writes: list[Change] = []
     for change in repo.changes(target.commit, now.commit):
@@ -181,6 +192,8 @@ def _restore(
                 f"{escaped(change.path)}: kept, it was larger than max_file_size_bytes at the checkpoint, which does "
                 "not hold it"
             )
+        elif (unseen := now.left_out_reason(change.path)) is not None and change.old_mode != EMPTY_MODE:
+            report.left.append(f"{escaped(change.path)}: the checkpoint holds it, not put back: {unseen}")
         elif now.left_out_reason(change.path) or then.left_out_reason(change.path):
             pass  # noted above, once for the whole folder
         elif _GITLINK in (change.old_mode, change.new_mode):  # a checkpoint from before nested repos were left out

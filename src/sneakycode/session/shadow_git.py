@@ -17,6 +17,7 @@ dulwich would either run the same git or walk 20,000 files in Python, which is s
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,8 +136,9 @@ class ShadowRepo:
             (repo.git_dir / "info" / "attributes").write_text(_ATTRIBUTES, encoding="utf-8")
         return repo
 
-    def run(self, *args: str, limit: int = 1 << 20) -> str:
-        """Run one git command; its stdout (decoded, surrogates for bytes that are not UTF-8)."""
+    def run(self, *args: str, limit: int = 1 << 20, warnings: list[str] | None = None) -> str:
+        """Run one git command; its stdout (decoded, surrogates for bytes that are not UTF-8). The lines it
+        wrote to stderr go into `warnings` when given (git exits 0 after some of them)."""
         argv = [self.program]
         for item in self._config:
             argv += ["-c", item]
@@ -156,6 +158,8 @@ class ShadowRepo:
             # git's `error:` line says why ("'sub/y' is beyond a symbolic link"), its `fatal:` line only what.
             why = next((line for line in lines if line.startswith("error: ")), said)
             raise _GitRefused(f"git {args[0]} failed: {said}", why.removeprefix("error: ").removeprefix("fatal: "))
+        if warnings is not None:
+            warnings += result.stderr.decode("utf-8", "surrogateescape").splitlines()
         return result.stdout.decode("utf-8", "surrogateescape")
 
     def snapshot(self, message: str, max_file_size: int, parent: Snapshot | None) -> Snapshot:
@@ -213,11 +217,12 @@ class ShadowRepo:
     def _changed_paths(self, max_file_size: int) -> _Listing:
         """Paths that differ from the index (new, changed, deleted), sorted into those to record, regular
         files over the size limit, and those git cannot hold (with the reason)."""
+        said: list[str] = []
         listing = self.run(
             "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all",
-            limit=_LISTING_LIMIT,
+            limit=_LISTING_LIMIT, warnings=said,
         )
-        found = _Listing()
+        found = _Listing(left_out=_unseen(said))
         for entry in listing.split("\0"):
             path = entry[3:].rstrip("/")
             if not path:
@@ -321,3 +326,23 @@ def _first_line(file: Path) -> str:
         return read_regular(file, _GITDIR_FILE_LIMIT).decode("utf-8").splitlines()[0]
     except (OSError, UnicodeDecodeError, IndexError):
         return ""
+
+
+# What `git status` says, and exits 0 after, about what it could not look at (LC_ALL=C: always in English):
+# a folder it could not list, a tracked file it could not stat.
+_UNLISTED = re.compile(r"warning: could not open directory '(.+)/': (.+)")
+_UNSTATED = re.compile(
+    r"(?!(?:error|warning|fatal|hint): )(.+): (Permission denied|Input/output error|Stale file handle)"
+)
+
+
+def _unseen(said: list[str]) -> dict[str, str]:
+    """The paths `git status` could not look at, from its stderr: their state is unknown, so they are left
+    out of the snapshot (a snapshot that kept their old state would let rewind say they are as they were)."""
+    unseen: dict[str, str] = {}
+    for line in said:
+        if (match := _UNLISTED.fullmatch(line)) is not None:
+            unseen[match.group(1)] = f"unreadable (a folder git could not list: {match.group(2).lower()})"
+        elif (match := _UNSTATED.fullmatch(line)) is not None:
+            unseen[match.group(1)] = f"unreadable ({match.group(2).lower()})"
+    return unseen

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from sneakycode.config.protected_paths import PROTECTED_WRITE_PATHS
 from sneakycode.errors import ErrorCode
 
 # Linux's limits (<linux/limits.h>); file systems with longer names are not what tools are used on.
@@ -163,10 +164,8 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-# Places whose contents decide what runs later, outside any sandbox: SneakyCode's own settings and rules,
-# and git's folder (hooks, config with core.hooksPath / core.fsmonitor / aliases, worktree and submodule
-# configs). The shell policy never auto-approves a command that visibly writes here.
-PROTECTED_WRITE_PATHS = (".sneakycode", ".git")
+# Places whose contents decide what runs later, outside any sandbox (config/protected_paths.py, the one list):
+# the shell policy never auto-approves a command that visibly writes here.
 
 
 def protected_write(root: Path, value: str) -> str | None:

@@ -1,26 +1,21 @@
-"""The paths no tool changes, whoever approves the call: the workspace root, `.git/` and `.sneakycode/`.
+"""The paths no tool changes, whoever approves the call: the workspace root and the places of
+config/protected_paths.py (`.git/`, `.sneakycode/`, `.claude/`, `.vscode/`, `.envrc`, `.gitmodules`, ...).
 
-What is written into `.git/` (a hook, `core.hooksPath` or `core.fsmonitor` in its config) is run by git
-later, and `.sneakycode/` holds SneakyCode's own settings and rules (a project file saying `mode = "yolo"`
-loosens the next session): both would take effect outside any sandbox and outside the permission gate. So
-the file tools treat them as protected at any depth; reading them stays allowed, and the user edits them.
+What is written there is run later, by git, by SneakyCode at its next start, by an editor opening the folder
+or a shell starting in it: outside any sandbox and outside the permission gate. So the file tools treat them
+as protected at any depth; reading them stays allowed, and the user edits them.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from sneakycode.config.protected_paths import PROTECTED_FILES, PROTECTED_FOLDERS, PROTECTED_WRITE_PATHS, shown_place
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.workspace.paths import PROTECTED_WRITE_PATHS
 
-# What each protected place is, for the refusal, and its hint (None: the error code's default hint).
-_WHY: dict[str, tuple[str, str | None]] = {
-    ".git": ("inside .git/,", None),
-    ".sneakycode": (
-        "inside .sneakycode/, which holds SneakyCode's own settings and permission rules,",
-        "Tools never change .sneakycode/ (reading it is fine): tell the user what to change and let them edit it.",
-    ),
-}
+_SNEAKYCODE_HINT = (
+    "Tools never change .sneakycode/ (reading it is fine): tell the user what to change and let them edit it."
+)
 
 
 def protection(root: Path, real: Path, user_path: str) -> ToolError | None:
@@ -32,8 +27,12 @@ def protection(root: Path, real: Path, user_path: str) -> ToolError | None:
     for part in real.relative_to(root).parts:
         for place in PROTECTED_WRITE_PATHS:
             if part.casefold() == place.casefold():
-                what, hint = _WHY.get(place, (f"inside {place}/,", None))
+                what = PROTECTED_FOLDERS.get(place) or PROTECTED_FILES[place]
+                where = f"inside {shown_place(place)}" if place in PROTECTED_FOLDERS else f"at {place}"
+                hint = _SNEAKYCODE_HINT if place == ".sneakycode" else None
                 return ToolError(
-                    ErrorCode.PROTECTED_PATH, f"{user_path!r} is {what} which tools never change", hint=hint
+                    ErrorCode.PROTECTED_PATH,
+                    f"{user_path!r} is {where}, which {what}: tools never change it",
+                    hint=hint,
                 )
     return None

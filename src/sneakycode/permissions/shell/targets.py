@@ -3,8 +3,8 @@
 A redirection or a written file is fine for an allow rule when it is a plain path inside the workspace
 (`/dev/null`, `/dev/stdout`, `/dev/stderr` too); outside, in a home folder, only known at run time, or
 relative after a `cd` earlier in the line, it keeps the line from being auto-approved. A write into a
-protected place (`workspace.paths.PROTECTED_WRITE_PATHS`: `.sneakycode/`, `.git/`) makes the line ask in
-every mode: what is written there decides what runs later, outside any sandbox.
+protected place (config/protected_paths.py: `.sneakycode/`, `.git/`, `.vscode/`, `.envrc`, ...) makes the line
+ask in every mode: what is written there decides what runs later, outside any sandbox.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import os
 import posixpath
 from pathlib import Path
 
+from sneakycode.config.protected_paths import shown_place
 from sneakycode.permissions.shell.syntax import quoted
 from sneakycode.permissions.shell.words import Word
 from sneakycode.workspace.paths import locate, protected_write
@@ -46,8 +47,9 @@ def protected_problem(workspace: Path, target: Word, what: str, folders: tuple[s
     for base in bases:
         place = protected_write(workspace, posixpath.join(base, target.value))
         if place is not None:
-            return (f"{what} {quoted(target.value)} in `{place}/`, where what is written decides what runs later "
-                    "(SneakyCode's settings, git hooks and config); SneakyCode never approves that by itself")
+            return (f"{what} {quoted(target.value)} in `{shown_place(place)}`, where what is written decides what "
+                    "runs later (SneakyCode's settings, git hooks and config, editor tasks, shell start-up files); "
+                    "SneakyCode never approves that by itself")
     return None
 
 

@@ -2,7 +2,7 @@
 
 An allow rule written for what a program usually does (`git log`, `sort`, `curl`) approves a line only
 when every file it writes is a plain path inside the workspace and outside the protected places
-(`workspace.paths.PROTECTED_WRITE_PATHS`); `git config` (which changes what git runs) always needs a person.
+(config/protected_paths.py); `git config` (which changes what git runs) always needs a person.
 Covered: redirections (in `policy.py`), `git --output`/`archive -o`/`format-patch -o`/`bundle create`,
 `git config`, `sort -o`, `sed -i` and sed's `w`, `tee`, `curl -o/-O/-D/-c`, `wget -O/-o/-P`, `tar -c/-x`,
 `cp`, `mv`, `ln`, `install`, `touch`, `truncate`, `dd of=`, `patch`, `unzip`. A program that writes paths it
