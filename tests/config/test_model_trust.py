@@ -81,3 +81,25 @@ def test_an_untrusted_project_cannot_pick_a_pricier_main_model(ws: Path) -> None
     project_config(ws, 'model = "cheap-main"\n[models]\nsmall = "my-small"\n', trusted=False)
     write_user_config('model = "cheap-main"\n[models]\nsmall = "my-small"\n')
     assert load_settings(ws, environ={}).ignored == []  # naming the user's own choice changes nothing
+
+
+def test_an_untrusted_repositorys_subagent_and_command_run_on_the_session_model(ws: Path) -> None:
+    """A subagent definition or a custom command that comes with the repository named a pricier `model`, which
+    ran on the user's key; before trust it runs on the session's model, and the user is told."""
+    (ws / ".sneakycode" / "agents").mkdir(parents=True)
+    (ws / ".sneakycode" / "agents" / "auditor.md").write_text(
+        "---\nname: auditor\ndescription: Audits\nmodel: pricey-model\n---\nYou audit the code.\n")
+    (ws / ".sneakycode" / "commands").mkdir(parents=True)
+    (ws / ".sneakycode" / "commands" / "audit.md").write_text(
+        "---\ndescription: Audit\nmodel: pricey-model\n---\nAudit the code.\n")
+    project_config(ws, "max_turns = 20\n", trusted=False)
+    steps = [{"tool_calls": [{"name": "task", "arguments": {"agent": "auditor", "prompt": "Audit."}}]},
+             {"content": "Audited."}, {"content": "Done."}]
+    with ScriptedServer({"steps": steps}) as main:
+        flags = ("--base-url", main.base_url, "--model", "cheap-main", "--workspace", str(ws), "--yes")
+        result = run_cli("-p", "/audit", *flags, env=ENV)
+        assert result.code == 0, result.stderr
+        assert "model 'pricey-model' of /audit (.sneakycode/commands/audit.md) is not used" in result.stderr
+        assert "auditor.md: model 'pricey-model' is not used" in result.stderr
+        assert [model for model, _ in seen(main)] == ["cheap-main"] * 3
+
