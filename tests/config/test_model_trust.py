@@ -103,3 +103,17 @@ def test_an_untrusted_repositorys_subagent_and_command_run_on_the_session_model(
         assert "auditor.md: model 'pricey-model' is not used" in result.stderr
         assert [model for model, _ in seen(main)] == ["cheap-main"] * 3
 
+
+
+def test_an_untrusted_small_table_without_the_users_small_model_adds_none(ws: Path) -> None:
+    """The project's `[models.small]` (name and window) gives a user who set no small model none: its chores
+    stay on the main model the user chose; what it asked for is listed as held back."""
+    write_user_config('model = "cheap-main"\n')
+    project_config(ws, '[models.small]\nmodel = "pricey-small"\ncontext_window = 4096\n', trusted=False)
+    loaded = load_settings(ws, environ={})
+    assert loaded.settings.models.small is None
+    assert loaded.ignored == ['models.small.model = "pricey-small"', "models.small.context_window = 4096"]
+    write_user_config('model = "cheap-main"\n[models]\nsmall = "my-small"\n')
+    small = load_settings(ws, environ={}).settings.models.small  # the user's small model, sized by the project
+    assert small is not None and not isinstance(small, str)
+    assert (small.model, small.context_window) == ("my-small", 4096)

@@ -40,8 +40,6 @@ HARMLESS_KEYS = frozenset(
         "stall_seconds", "stall_timeout", "stream_idle_timeout",
         "tools.edit_format", "mcp.max_tool_chars", "supports_images",
     }
-    # The small model's window, on the endpoint and key the user chose (see REDIRECTING_KEYS for the others).
-    | {"models.small.context_window"}
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
     | {"skills.enabled", "skills.max_prompt_chars"}
     # Batch pacing and sizing: they slow or size the runner, and run nothing.
@@ -108,6 +106,13 @@ def untrusted_project_layer(
             allowed = False
         elif dotted in MODEL_CHOICE_KEYS:
             allowed = value == _model_name(_current(current, dotted.removesuffix(".model")))
+        elif dotted == "models.small.context_window":
+            # The window of the user's own small model (named again, so the table stands on its own); with none
+            # configured there is nothing to size.
+            small = _model_name(_current(current, "models.small"))
+            allowed = small is not None
+            if allowed:
+                set_dotted(kept, "models.small.model", small)
         elif dotted.startswith(SERVERS_PREFIX):
             allowed = dotted.endswith(".enabled") and value is False
         elif dotted in TIGHTENING_KEYS or dotted in HARMLESS_KEYS:
