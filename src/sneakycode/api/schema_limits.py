@@ -185,10 +185,15 @@ def iter_answer_errors(validator: Validator, value: Any) -> Iterator[str]:
     if deeper_than(value, MAX_DEPTH):
         yield f"the answer nests deeper than {MAX_DEPTH} levels"
         return
+    from referencing.exceptions import Unresolvable
+
     try:
         errors = sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
     except RecursionError:  # a reference loop the up-front probes did not reach (under a property, say)
         yield "the output schema refers to itself in a loop for this answer; the answer could not be checked"
+        return
+    except Unresolvable as exc:  # never expected after the up-front walk; the registry refused to fetch it
+        yield f"the output schema's reference {getattr(exc, 'ref', '')!r} points outside it and was not fetched"
         return
     for error in errors:
         yield f"at {error.json_path}: {error.message}"
