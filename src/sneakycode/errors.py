@@ -72,6 +72,7 @@ class ErrorCode(StrEnum):
     BLOCKED_ADDRESS = "blocked_address"
     INVALID_INPUT = "invalid_input"
     OUTPUT_SCHEMA_MISMATCH = "output_schema_mismatch"
+    OUTPUT_SCHEMA_INVALID = "output_schema_invalid"
     SEARCH_NOT_CONFIGURED = "search_not_configured"
     SEARCH_UNAVAILABLE = "search_unavailable"
     SEARCH_RATE_LIMITED = "search_rate_limited"
@@ -288,6 +289,13 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "once. The request ends with status `error` (exit code 1) and no `structured_output`; the message lists "
         "the problems and shows the answer.",
         "End with only the JSON value the schema describes (as the finish message or the reply), nothing around it.",
+    ),
+    ErrorCode.OUTPUT_SCHEMA_INVALID: ErrorDoc(
+        "The output schema (`--output-schema FILE`, `Options.output_schema`) was refused before any request: it is "
+        "not JSON or not a valid JSON Schema, has a `$ref` that points outside the schema (a URL or a file: an "
+        "output schema resolves no remote or file reference), a `pattern` RE2 does not accept (lookarounds, "
+        "backreferences), or nests deeper than 64 levels. Reported to the user (exit code 2), never to the model.",
+        "Fix the schema: keep every definition under `$defs` and refer to it as `#/$defs/NAME`; use RE2 patterns.",
     ),
     ErrorCode.SEARCH_NOT_CONFIGURED: ErrorDoc(
         "web_search has no backend: `[tools.web.search]` sets none (or a searxng backend without its url). The "

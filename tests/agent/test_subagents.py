@@ -178,7 +178,7 @@ def test_user_defined_agents_load_from_both_folders_and_a_broken_one_is_reported
         "---\nname: scout\ndescription: Looks around\ntools:\n  - list_dir\n  - find_files\n---\nLook around.\n"
     )
     (root / ".claude" / "agents" / "broken.md").write_text("---\nname: broken\ndescription: [unclosed\n---\nx\n")
-    definitions, problems = load_definitions(ctx.workspace)
+    definitions, problems = load_definitions(ctx.workspace, trusted=True)
     assert set(definitions) == {"explore", "reviewer", "scout"}
     reviewer = definitions["reviewer"]
     assert reviewer.tools == ("read_file", "str_replace") and reviewer.model == "big-model"

@@ -19,7 +19,7 @@ TITLES = {"type": "object", "properties": {"titles": {"type": "array", "items": 
 
 def options(server: ScriptedServer, repo: Path, **more: Any) -> sneakycode.Options:
     return sneakycode.Options(workspace=repo, base_url=server.base_url, model="qwen2.5-coder-7b", api_key="k",
-                              isolated=True, settings={"retry_backoff": 0.01}, **more)
+                              isolated=True, **{"settings": {"retry_backoff": 0.01}, **more})
 
 
 def test_a_dict_schema_gets_one_retry_and_structured_output(server: ScriptedServer, repo: Path) -> None:
@@ -68,3 +68,31 @@ def test_an_invalid_schema_raises_config_error_before_any_request(server: Script
     with pytest.raises(sneakycode.ConfigError, match="not a valid JSON Schema"):
         sneakycode.Session(options(server, repo, output_schema=schema))
     assert server.requests == []
+
+
+def test_a_schema_ref_outside_the_schema_raises_a_coded_config_error_and_fetches_nothing(
+        server: ScriptedServer, repo: Path) -> None:
+    """Hardening round three, class 5: `$ref` to a URL (here a private address) is refused before any request;
+    nothing is fetched. A ref inside the schema (`#/$defs/...`) still works."""
+    with ScriptedServer({"steps": []}) as target:
+        schema = {"type": "object", "properties": {"titles": {"$ref": f"{target.base_url}/titles.json"}}}
+        with pytest.raises(sneakycode.ConfigError, match=r"\[output_schema_invalid\].*\$ref 'http://127\.0\.0\.1"):
+            sneakycode.Session(options(server, repo, output_schema=schema))
+        assert target.requests == [] and server.requests == []
+    local = {"$defs": {"names": TITLES["properties"]["titles"]}, "type": "object",  # type: ignore[index]
+             "properties": {"titles": {"$ref": "#/$defs/names"}}, "required": ["titles"]}
+    server.add_steps([finish('{"titles": ["Calc"]}')])
+    assert sneakycode.run("hi", options(server, repo, output_schema=local)).structured_output == {"titles": ["Calc"]}
+
+
+def test_an_answer_nested_past_the_limit_is_a_mismatch_not_a_recursion_error(server: ScriptedServer,
+                                                                              repo: Path) -> None:
+    """Hardening round three, class 5: a final answer nested 3,000 deep (past the JSON decoder's and the
+    validator's recursion) is reported back to the model, then ends as output_schema_mismatch."""
+    tree = {"type": "array", "items": {"$ref": "#"}}
+    server.add_steps([finish("[" * 3_000 + "]" * 3_000), finish("[" * 80 + "]" * 80)])
+    roomy = {"retry_backoff": 0.01, "context_window": 65_536}  # the long answer is not compacted away
+    result = sneakycode.run("hi", options(server, repo, output_schema=tree, settings=roomy))
+    assert (result.status, result.error_code) == ("error", "output_schema_mismatch")
+    assert "nests deeper than 64 levels" in server.chat_requests[1]["messages"][-1]["content"]
+    assert "nests deeper than 64 levels" in result.message

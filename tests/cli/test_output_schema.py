@@ -115,3 +115,59 @@ def test_an_unusable_schema_is_a_usage_error_before_any_request(ws: Path, tmp_pa
     assert result.code == ExitCode.USAGE == 2
     assert sent == []  # nothing reached the server, not even a model listing
     assert said in result.stderr and "--output-schema" not in result.stdout and "Traceback" not in result.stderr
+
+
+def test_a_schema_ref_to_a_url_or_a_file_is_refused_before_any_request(ws: Path, tmp_path: Path) -> None:
+    """Hardening round three, class 5: an output schema's `$ref` fetches nothing. A URL (a private address
+    here) is never requested and a `file://` ref never reads the file, whose text would reach the model in the
+    retry message; the run stops before any request with a coded usage error naming the ref."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text('"TOP-SECRET-TOKEN"')
+    with ScriptedServer([]) as target, ScriptedServer([finish('{"a": 1}'), finish('{"a": 2}')]) as server:
+        for ref in (f"{target.base_url}/schema.json", secret.as_uri()):
+            schema = tmp_path / "ref.json"
+            schema.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": ref}}}))
+            result = headless(server, ws, schema, "--output-format", "json")
+            assert result.code == ExitCode.USAGE, result.stdout
+            assert "[output_schema_invalid]" in result.stderr and repr(ref) in result.stderr
+            assert "Traceback" not in result.stderr
+        assert target.requests == [] and server.requests == []
+
+
+def test_a_catastrophic_pattern_is_matched_in_linear_time(ws: Path, tmp_path: Path) -> None:
+    """Hardening round three, class 5: a schema pattern that backtracks exponentially in Python's `re` runs on
+    RE2, so checking the answer takes no time and the run keeps to its timeout."""
+    schema = tmp_path / "pattern.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"name": {"pattern": "^(a+)+$"}},
+                                  "patternProperties": {"^(x+x+)+y$": {"type": "string"}},
+                                  "additionalProperties": False}))
+    evil = "a" * 40 + "!"
+    with ScriptedServer([finish(json.dumps({"name": evil})), finish(json.dumps({"x" * 40: "z"}))]) as server:
+        result = run_cli("-p", "Name it", "--base-url", server.base_url, "--model", "scripted-model",
+                         "--workspace", str(ws), "--output-schema", str(schema), "--output-format", "json",
+                         "--timeout", "20", env=LOOPBACK, timeout=40)
+        requests = server.chat_requests
+    assert result.code == ExitCode.FAILURE, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["error_code"] == "output_schema_mismatch" and "does not match any of the regexes" in shown["result"]
+    assert f"'{evil}' does not match '^(a+)+$'" in requests[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize(("schema", "said"), [
+    ("[" * 5000 + "]" * 5000, "nests deeper than 64 levels"),
+    ('{"properties": {"a": ' * 100 + "{}" + "}}" * 100, "nests deeper than 64 levels"),
+    ('{"pattern": "^(?!admin)"}', "does not accept"),
+    ('{"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}', "in a loop"),
+])
+def test_a_schema_too_deep_or_with_a_pattern_re2_refuses_is_a_coded_usage_error(ws: Path, tmp_path: Path,
+                                                                                 schema: str, said: str) -> None:
+    """Hardening round three, class 5: a deeply nested (or self-looping) schema gives a coded error, not a
+    RecursionError traceback; a pattern the linear-time engine does not run is refused up front."""
+    path = tmp_path / "bad.json"
+    path.write_text(schema)
+    with ScriptedServer([finish("{}")]) as server:
+        result = headless(server, ws, path)
+        sent = server.requests
+    assert result.code == ExitCode.USAGE and sent == []
+    assert "[output_schema_invalid]" in result.stderr and said in result.stderr
+    assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr

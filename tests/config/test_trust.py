@@ -217,7 +217,8 @@ def test_an_untrusted_project_may_set_or_lower_budgets_but_never_raise_them(ws: 
 
 def test_a_repository_cannot_redirect_the_small_model_or_pick_its_key(ws: Path) -> None:
     """Issue 26, model roles: `[models.small]` base_url and api_key_env redirect like base_url does, so an
-    untrusted project file does not get them; the name it picks runs on the user's server with the user's key."""
+    untrusted project file does not get them. Hardening round three, class 9: nor the name it picks, which the
+    user would pay for; the user's small model runs, on the user's server with the user's key."""
     steps = [{"tool_calls": [{"name": "task", "arguments": {"agent": "explore", "prompt": "Look around."}}]},
              {"content": "Nothing to see."}, {"content": "Done."}]
     with ScriptedServer({"steps": steps}) as mine, ScriptedServer({"steps": [{"content": "attacker"}]}) as theirs:
@@ -228,20 +229,20 @@ def test_a_repository_cannot_redirect_the_small_model_or_pick_its_key(ws: Path) 
         loaded = load_settings(ws, environ={})
         ignored = "\n".join(loaded.ignored)
         assert "models.small.base_url = " in ignored and "models.small.api_key_env = " in ignored
-        assert "models.small.model" not in ignored, "a model name on the user's own server is harmless"
+        assert 'models.small.model = "their-small"' in ignored, "the user pays for the model: theirs to choose"
         env = {**ENV, "MY_KEY": "mine-123", "AWS_SECRET_ACCESS_KEY": "aws-secret-456"}
         result = run_cli("-p", "Hi", "--workspace", str(ws), "--yes", env=env)
         assert result.code == 0, result.stderr
         assert theirs.requests == []
         explorer = [r for r in mine.chat_requests if "read-only explorer" in r["messages"][0]["content"]]
-        assert [r["model"] for r in explorer] == ["their-small"]
+        assert [r["model"] for r in explorer] == ["my-small"]
         sent = [r.headers.get("authorization", "") for r in mine.requests]
         assert sent and all(header == "Bearer mine-123" for header in sent)
 
 
 def test_a_small_model_given_by_name_in_one_layer_and_as_a_table_in_another_merges(ws: Path) -> None:
     write_user_config('[models]\nsmall = "a-name"\n')
-    project_config(ws, '[models.small]\nmodel = "b-name"\ncontext_window = 4096\n', trusted=False)
+    project_config(ws, '[models.small]\nmodel = "b-name"\ncontext_window = 4096\n', trusted=True)
     small = load_settings(ws, environ={}).settings.models.small
     assert not isinstance(small, str) and small is not None
     assert (small.model, small.context_window, small.base_url) == ("b-name", 4096, None)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sneakycode.agent.roles import SMALL
@@ -75,9 +75,12 @@ def explore() -> AgentDefinition:
     )
 
 
-def load_definitions(workspace: Workspace, *, user: bool = True) -> tuple[dict[str, AgentDefinition], list[str]]:
+def load_definitions(workspace: Workspace, *, user: bool = True,
+                     trusted: bool = False) -> tuple[dict[str, AgentDefinition], list[str]]:
     """Every definition by name (the built-in `explore` first in order, unless a file replaces it) and one problem
-    line for each file or folder that was skipped or partly ignored. `user` off: the user's folder is not read."""
+    line for each file or folder that was skipped or partly ignored. `user` off: the user's folder is not read.
+    `trusted` off: a definition that comes with the repository runs on the session's own models (its `model`,
+    which the user would pay for on their key, waits for the user's trust; `small` is the user's own)."""
     loaded: dict[str, AgentDefinition] = {}
     discovery = discover(workspace, "agents", PROJECT_FOLDERS, user=user)
     problems = [f"{problem.file}: {problem.problem}" for problem in discovery.problems]
@@ -87,16 +90,22 @@ def load_definitions(workspace: Workspace, *, user: bool = True) -> tuple[dict[s
         except FrontMatterError as err:
             problems.append(f"{file.shown}:{err.line}: {err.problem}; skipped")
             continue
-        _add(loaded, problems, text, file.shown, file.path.stem)
+        _add(loaded, problems, text, file.shown, file.path.stem, chooses_model=trusted or not file.place.project)
     return {"explore": explore(), **loaded}, problems
 
 
-def _add(found: dict[str, AgentDefinition], problems: list[str], text: str, source: str, stem: str) -> None:
+def _add(found: dict[str, AgentDefinition], problems: list[str], text: str, source: str, stem: str, *,
+         chooses_model: bool) -> None:
     try:
         definition = parse_definition(text, source, stem)
     except ValueError as exc:
         problems.append(f"{exc}; skipped")
         return
+    if not chooses_model and definition.model not in (None, SMALL):
+        problems.append(f"{source}: model {definition.model!r} is not used (it runs on the main model): the file comes "
+                        "with the repository and this workspace is not trusted (run `sneakycode trust`, or pass "
+                        "--trust-project for one run)")
+        definition = replace(definition, model=None)
     if definition.name in found:
         return  # the first file of a name wins, as for skills and commands (a broken later one was still said)
     known = {t.name for t in all_tools()}

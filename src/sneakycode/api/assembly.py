@@ -185,7 +185,7 @@ def assemble(
     extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled, user=not loaded.isolated)
     for notice in extensions.notices():
         sink.emit({"type": "notice", "message": notice})
-    definitions, problems = load_definitions(ctx.workspace, user=not loaded.isolated)
+    definitions, problems = load_definitions(ctx.workspace, user=not loaded.isolated, trusted=loaded.trusted)
     for problem in problems:
         sink.emit({"type": "notice", "message": f"subagent definition {problem}"})
 

@@ -7,7 +7,8 @@ model is sent the validation errors once (through the loop's stop point, so the 
 under the same budgets), and whatever it ends with then is the verdict: valid, it becomes the Result's
 `structured_output`; invalid, the request ends with status `error` and code `output_schema_mismatch`.
 
-Validation is jsonschema's (the draft the schema names in `$schema`, 2020-12 when it names none).
+Validation is jsonschema's (the draft the schema names in `$schema`, 2020-12 when it names none), within the
+limits of schema_limits: no reference leaves the schema, patterns run on RE2, nesting is bounded.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sneakycode.api.schema_limits import MAX_DEPTH, deeper_than, invalid, iter_answer_errors, safe_validator
 from sneakycode.config.files import read_regular
-from sneakycode.errors import ConfigError, ErrorCode
+from sneakycode.errors import ErrorCode
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -55,18 +57,21 @@ class OutputSchema:
             value = parse_answer(answer)
         except ValueError as exc:
             return None, [f"the answer is not JSON: {exc}"]
-        problems = sorted(self.validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+        except RecursionError:  # the decoder's own bound, far past MAX_DEPTH
+            return None, [f"the answer nests deeper than {MAX_DEPTH} levels"]
+        problems = [_cut(problem, 300) for problem in iter_answer_errors(self.validator, value)]
         if not problems:
             return value, []
-        shown = [f"at {error.json_path}: {_cut(error.message, 300)}" for error in problems[:MAX_ERRORS_SHOWN]]
+        shown = problems[:MAX_ERRORS_SHOWN]
         if len(problems) > MAX_ERRORS_SHOWN:
             shown.append(f"... and {len(problems) - MAX_ERRORS_SHOWN} more")
         return None, shown
 
 
 def load_output_schema(source: Mapping[str, Any] | str | Path) -> OutputSchema:
-    """The schema given as a mapping or as the path of a JSON file; a ConfigError (a usage error, before any
-    request) when the file cannot be read, is not JSON, or is not a valid JSON Schema."""
+    """The schema given as a mapping or as the path of a JSON file; a ConfigError coded output_schema_invalid
+    (a usage error, before any request) when the file cannot be read, is not JSON, is not a valid JSON Schema,
+    or asks for what schema_limits refuses (a reference outside itself, a pattern RE2 does not run, deep nesting)."""
     import jsonschema
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
@@ -79,18 +84,21 @@ def load_output_schema(source: Mapping[str, Any] | str | Path) -> OutputSchema:
         try:
             schema = json.loads(read_regular(Path(source), SCHEMA_FILE_LIMIT).decode("utf-8"))
         except OSError as exc:
-            raise ConfigError(f"{where} cannot be read: {exc.strerror or exc}") from None
+            raise invalid(where, f"cannot be read: {exc.strerror or exc}") from None
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"{where} is not JSON: {exc}") from None
+            raise invalid(where, f"is not JSON: {exc}") from None
+        except RecursionError:  # the decoder's own bound, far past MAX_DEPTH
+            raise invalid(where, f"nests deeper than {MAX_DEPTH} levels") from None
     if not isinstance(schema, dict):
-        raise ConfigError(f"{where} must be a JSON object (a JSON Schema), not {type(schema).__name__}")
+        raise invalid(where, f"must be a JSON object (a JSON Schema), not {type(schema).__name__}")
+    if deeper_than(schema, MAX_DEPTH):
+        raise invalid(where, f"nests deeper than {MAX_DEPTH} levels")
     cls = validator_for(schema, default=jsonschema.Draft202012Validator)
     try:
         cls.check_schema(schema)
     except SchemaError as exc:
-        raise ConfigError(f"{where} is not a valid JSON Schema: {_cut(exc.message, 300)} "
-                          f"(at {exc.json_path})") from None
-    return OutputSchema(schema, cls(schema))
+        raise invalid(where, f"is not a valid JSON Schema: {_cut(exc.message, 300)} (at {exc.json_path})") from None
+    return OutputSchema(schema, safe_validator(cls, schema, where))
 
 
 def parse_answer(answer: str) -> Any:

@@ -38,6 +38,7 @@ def merge_layers(layers: list[tuple[str, Mapping[str, Any]]], workspace: Path) -
     for source, data in layers:
         validate_layer(source, data)
         for dotted, value in flatten(data).items():
+            dotted = _keep_small_table(merged, origins, dotted, value)
             if dotted in ACCUMULATING_KEYS:
                 rules = rule_origins[dotted]
                 rules.extend((str(rule), source) for rule in value if (str(rule), source) not in rules)
@@ -57,6 +58,19 @@ def merge_layers(layers: list[tuple[str, Mapping[str, Any]]], workspace: Path) -
             f"tools.shell.max_timeout = {shell.max_timeout} (from {where['max_timeout']}); every command would fail"
         )
     return LoadedSettings(settings=settings, workspace=workspace, origins=origins, rule_origins=rule_origins)
+
+
+def _keep_small_table(merged: dict[str, Any], origins: dict[str, str], dotted: str, value: Any) -> str:
+    """Where `dotted` lands when `[models] small` is a bare name in one layer and a table in another: a later
+    name sets the table's `model` (its base_url and api_key_env stay: a name never moves the small model to the
+    main endpoint and key), and a later table key keeps the earlier name as the table's `model`."""
+    small = merged.get("models", {}).get("small") if isinstance(merged.get("models"), dict) else None
+    if dotted == "models.small" and isinstance(value, str) and isinstance(small, dict):
+        return "models.small.model"
+    if dotted.startswith("models.small.") and isinstance(small, str):
+        merged["models"]["small"] = {"model": small}
+        origins["models.small.model"] = origins.pop("models.small", "default")
+    return dotted
 
 
 def load_settings(

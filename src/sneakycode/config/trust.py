@@ -36,12 +36,10 @@ TIGHTENING_KEYS = frozenset(
 # Kept: they neither loosen a permission nor send anything anywhere new.
 HARMLESS_KEYS = frozenset(
     {
-        "model", "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls",
+        "context_window", "request_timeout", "max_retries", "retry_backoff", "tool_calls",
         "stall_seconds", "stall_timeout", "stream_idle_timeout",
         "tools.edit_format", "mcp.max_tool_chars", "supports_images",
     }
-    # The small model by name, on the endpoint and key the user chose (see REDIRECTING_KEYS for the others).
-    | {"models.small", "models.small.model", "models.small.context_window"}
     # Skills are prompts that come with the repository anyway: switching them or sizing their list is harmless.
     | {"skills.enabled", "skills.max_prompt_chars"}
     # Batch pacing and sizing: they slow or size the runner, and run nothing.
@@ -57,6 +55,9 @@ REDIRECTING_KEYS = frozenset(
     # Where web_search sends the model's queries, and which secret goes with them: the user's choice alone.
     | {"tools.web.search.backend", "tools.web.search.url", "tools.web.search.api_key_env"}
 )
+# Which model each role runs on: the user pays for it on their key, so an untrusted repository may only name
+# the model the user's own settings already choose (a pricier one waits for trust).
+MODEL_CHOICE_KEYS = frozenset({"model", "models.small", "models.small.model"})
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.
 SERVERS_PREFIX = ("mcp.servers.", "lsp.servers.")
@@ -103,6 +104,15 @@ def untrusted_project_layer(
         now = _current(current, dotted)
         if dotted in REDIRECTING_KEYS:
             allowed = False
+        elif dotted in MODEL_CHOICE_KEYS:
+            allowed = value == _model_name(_current(current, dotted.removesuffix(".model")))
+        elif dotted == "models.small.context_window":
+            # The window of the user's own small model (named again, so the table stands on its own); with none
+            # configured there is nothing to size.
+            small = _model_name(_current(current, "models.small"))
+            allowed = small is not None
+            if allowed:
+                set_dotted(kept, "models.small.model", small)
         elif dotted.startswith(SERVERS_PREFIX):
             allowed = dotted.endswith(".enabled") and value is False
         elif dotted in TIGHTENING_KEYS or dotted in HARMLESS_KEYS:
@@ -129,6 +139,11 @@ def untrusted_project_layer(
             shown = json.dumps(value, ensure_ascii=False, default=str)
             ignored.append(f"{dotted} = {shown if len(shown) <= 120 else shown[:117] + '...'}")
     return kept, ignored
+
+
+def _model_name(chosen: Any) -> Any:
+    """The model a role setting names: a bare name, or the `model` of a `[models.small]` table."""
+    return chosen if chosen is None or isinstance(chosen, str) else getattr(chosen, "model", None)
 
 
 def _price_not_lower(asked: Any, now: Any) -> bool:

@@ -63,7 +63,8 @@ def load_hooks(loaded: LoadedSettings, *, trust_project: bool = False) -> HookSe
         for spec in getattr(loaded.settings.hooks, event):
             source = loaded.origin_of(f"hooks.{event}")
             found.by_event.setdefault(event, []).append(_configured(event, spec, source))
-    path = loaded.workspace / CLAUDE_SETTINGS
+    # The repository's own file, the one its trust record covers (not one under a narrowed workspace_root).
+    path = (loaded.base or loaded.workspace) / CLAUDE_SETTINGS
     try:
         raw = read_regular_file(path, CONFIG_FILE_LIMIT)
     except ConfigError as exc:

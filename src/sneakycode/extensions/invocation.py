@@ -106,7 +106,15 @@ def invoke(line: str, extensions: Extensions, gate: Gate, *, trusted: bool) -> I
     if isinstance(found, Skill):
         invocation.prompt = with_arguments(f"Use the skill {found.name}.\n\n{render_skill(found)}", arguments)
         return invocation
-    invocation.model = found.model
+    if found.model and found.project and not trusted:
+        # The user pays for the model on their key: a repository's command does not choose it before trust.
+        invocation.notices.append(
+            f"model {found.model!r} of {invocation.origin} is not used (the session's model runs it): the file comes "
+            "with the repository and this workspace is not trusted (run `sneakycode trust`, or pass --trust-project "
+            "for one run)"
+        )
+    else:
+        invocation.model = found.model
     prompt = with_arguments(found.body, arguments)
     with granted(gate.ctx, invocation.grants, invocation.origin):
         prompt = run_inline_commands(prompt, gate)
