@@ -24,6 +24,7 @@ OPENER = "::"
 LEGACY_OPENER = "##["
 _INERT_OPENER = "\\x3a"  # the first colon written out: `\x3a:add-mask::x` is shown, never obeyed
 _INERT_LEGACY = "#\\x23["  # cannot form `##[` again: what follows each `#` is never `#[`
+_JSON_LEGACY = "#\\u0023["
 
 
 def escape_data(text: str) -> str:
@@ -58,6 +59,14 @@ def inert(text: str) -> str:
     cannot know what the stream held before it."""
     lines = text.splitlines(keepends=True)
     return "".join(_inert_line(line) for line in lines)
+
+
+def inert_json(text: str) -> str:
+    """JSON text (json.dumps) made unable to start a workflow command with the same value when parsed: its
+    lines never open with `::` (a string holds no raw line break), but a string may hold `##[`, so its
+    second `#` is written as the JSON escape `\\u0023`. `##[` can only stand inside a string, and never
+    right after an escaping backslash (JSON has no `\\#`), so the value read back is unchanged."""
+    return text.replace(LEGACY_OPENER, _JSON_LEGACY)
 
 
 def _inert_line(line: str) -> str:

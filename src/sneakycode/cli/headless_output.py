@@ -16,6 +16,7 @@ from sneakycode.api.session import STREAMED_EVENTS
 from sneakycode.cli.stream_input import EXPECTED_LINE, BadLine
 from sneakycode.cli.text import loggable
 from sneakycode.errors import ErrorCode
+from sneakycode.workflow_commands import inert_json
 
 if TYPE_CHECKING:
     from sneakycode.process.jobs import Job
@@ -52,7 +53,7 @@ class HeadlessSink:
               file=self.err, flush=True)
 
     def line(self, event: Mapping[str, Any]) -> None:
-        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.out.write(inert_json(json.dumps(event, ensure_ascii=False)) + "\n")  # a CI log obeys `##[`
         self.out.flush()
 
     def describe(self, event: Event) -> str:

@@ -3,8 +3,9 @@
 
 Every GitHub line is one workflow command whose text is escaped by GitHub's rules (`%`, CR and LF in the
 message; also `:` and `,` in a property; sneakycode/workflow_commands.py), so nothing the model wrote can end
-a line and start a command of its own (`::add-mask::`, `::stop-commands::`) in the job's log. The text
-format is made inert for a job's log where it is printed (cli/text.py `loggable`).
+a line and start a command of its own (`::add-mask::`, `::stop-commands::`) in the job's log. The JSON and
+SARIF write a `##[` inside a string with a JSON escape (same value, no command); the text format is made
+inert where it is printed (cli/text.py `loggable`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from urllib.parse import quote
 from sneakycode.review.findings import Finding, count_by_severity, findings_schema
 from sneakycode.review.runner import Review
 from sneakycode.version import __version__
-from sneakycode.workflow_commands import command
+from sneakycode.workflow_commands import command, inert_json
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_RULE = "sneakycode-review"
@@ -34,7 +35,7 @@ def as_document(review: Review) -> dict[str, Any]:
 
 
 def render_json(review: Review) -> str:
-    return json.dumps(as_document(review), ensure_ascii=False, indent=2) + "\n"
+    return inert_json(json.dumps(as_document(review), ensure_ascii=False, indent=2)) + "\n"
 
 
 def render_text(review: Review, fail_on: str) -> str:
@@ -72,7 +73,7 @@ def render_github(review: Review) -> str:
 
 
 def render_sarif(review: Review) -> str:
-    return json.dumps(sarif_log(review), ensure_ascii=False, indent=2) + "\n"
+    return inert_json(json.dumps(sarif_log(review), ensure_ascii=False, indent=2)) + "\n"
 
 
 def sarif_log(review: Review) -> dict[str, Any]:
