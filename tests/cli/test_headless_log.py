@@ -21,7 +21,8 @@ def test_the_models_text_reaches_no_stream_as_a_workflow_command(ws: Path, outpu
     """Hardening round three, class 3: the answer (stdout), the refused call's reason and the --verbose lines
     (stderr) all carry the model's text; none of their lines can start a command in a job's log, and the
     JSON formats still carry the exact text."""
-    steps = [{"content": HOSTILE, "tool_calls": [{"name": "run_command", "arguments": {"command": f"echo '{HOSTILE}'"}}]},
+    refused = {"name": "run_command", "arguments": {"command": f"echo '{HOSTILE}'"}}
+    steps = [{"content": HOSTILE, "tool_calls": [refused]},
              {"tool_calls": [{"name": "finish", "arguments": {"message": HOSTILE}}]}]
     with ScriptedServer(steps) as server:
         result = run_cli("-p", "Say it", "--base-url", server.base_url, "--model", "scripted-model", "--workspace",
