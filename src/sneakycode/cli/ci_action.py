@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.cli.ci_github import GitHub, GitHubError, longest_backtick_run, place
+from sneakycode.cli.ci_secrets import redacted, secret_forms
 from sneakycode.cli.ci_summary import batch_summary, pull_request_comment, review_body, review_summary, run_summary
 from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.text import loggable
@@ -141,6 +142,8 @@ class Step:
         if not self.cwd.is_dir():
             raise ActionError(f"working-directory {str(self.cwd)!r} is not a directory")
         self.temp = Path(environ.get("RUNNER_TEMP") or self.cwd)
+        # What the model reports is posted and written with these shown as *** (ci_secrets.py).
+        self.secrets = secret_forms(self.token(), inputs.get("api-key"))
         event_path = environ.get("GITHUB_EVENT_PATH")
         self.event: dict[str, Any] = {}
         if event_path and Path(event_path).is_file():
@@ -148,6 +151,10 @@ class Step:
             if not isinstance(event, dict):
                 raise ActionError(f"GITHUB_EVENT_PATH {event_path} does not hold a JSON object")
             self.event = event
+
+    def token(self) -> str:
+        """The workflow's token, for the GitHub API only."""
+        return self.inputs.get("github-token") or self.environ.get("GITHUB_TOKEN", "")
 
     def timeout(self) -> float | None:
         value = self.inputs.get("timeout")
@@ -198,7 +205,7 @@ class Step:
         if schema is not None:  # its real path: no link left for the agent's reader to follow
             argv += ["--output-schema", str(schema[0])]
         finished = self._run(argv, stdin=text.encode("utf-8"))
-        result = _json(finished.stdout)
+        result = redacted(_json(finished.stdout), self.secrets)
         if result is None:
             return self._no_result("-p", finished)
         path = self.temp / "sneakycode-result.json"
@@ -223,7 +230,8 @@ class Step:
         summary = _json((out / SUMMARY).read_bytes()) if (out / SUMMARY).is_file() else None
         if summary is None:
             return self._no_result("batch", finished)
-        self.summary(batch_summary(summary, read_results(out), finished.exit_code))
+        results = redacted(read_results(out), self.secrets)
+        self.summary(batch_summary(redacted(summary, self.secrets), results, finished.exit_code))
         self.output("results-dir", str(out))
         self.output("exit-code", str(finished.exit_code))
         return finished.exit_code
@@ -234,13 +242,13 @@ class Step:
             raise ActionError(f"fail-on must be error, warning or note, not {fail_on!r}")
         given = self.file_input("findings-file")
         if given is not None:
-            review = _json(given[1].encode("utf-8"))
+            review = redacted(_json(given[1].encode("utf-8")), self.secrets)
             exit_code = gate(review, fail_on) if isinstance(review, dict) else ExitCode.FAILURE
         else:
             base = self.inputs.get("review-base") or self._default_base()
             argv = ["review", "--output-format", "json", "--fail-on", fail_on, *(["--base", base] if base else [])]
             finished = self._run(argv, stdin=None)
-            review, exit_code = _json(finished.stdout), finished.exit_code
+            review, exit_code = redacted(_json(finished.stdout), self.secrets), finished.exit_code
             if review is None:
                 return self._no_result("review", finished)
         problem = findings_problem(review)
@@ -264,7 +272,7 @@ class Step:
                               timeout=self.timeout())
 
     def _no_result(self, what: str, finished: Finished) -> int:
-        tail = finished.stderr_tail.strip() or "(nothing on stderr)"
+        tail = redacted(finished.stderr_tail.strip(), self.secrets) or "(nothing on stderr)"
         fence = "`" * max(3, longest_backtick_run(tail) + 1)  # the agent's stderr cannot close the block
         self.summary(f"## SneakyCode\n\n`{what}` ended with exit code {finished.exit_code} and no result:\n\n"
                      f"{fence}\n{tail}\n{fence}")
@@ -280,7 +288,7 @@ class Step:
         pull = self.event.get("pull_request")
         if not self.inputs.flag("post-review", True) or not isinstance(pull, dict):
             return ""
-        token = self.inputs.get("github-token") or self.environ.get("GITHUB_TOKEN", "")
+        token = self.token()
         repository = self.environ.get("GITHUB_REPOSITORY", "")
         if not token or not repository:
             return "Not posted on the pull request: no github-token (or GITHUB_REPOSITORY)."
