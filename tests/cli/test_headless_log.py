@@ -35,3 +35,13 @@ def test_the_models_text_reaches_no_stream_as_a_workflow_command(ws: Path, outpu
     else:
         last = json.loads(result.stdout.splitlines()[-1])
         assert last["result"] == HOSTILE
+
+
+def test_the_repository_map_names_no_workflow_command(ws: Path) -> None:
+    """Hardening round three, class 3: `sneakycode map` prints the repository's file names and definitions; a
+    file a pull request names `##[stop-commands]tok.py` would stop the job's log from obeying anything."""
+    (ws / "##[stop-commands]tok.py").write_text("def handler():\n    return 1\n")
+    result = run_cli("map", "--workspace", str(ws), env=ENV)
+    assert result.code == 0, result.stderr
+    assert "stop-commands]tok.py" in result.stdout
+    assert workflow_commands(result.stdout) == [] and workflow_commands(result.stderr) == []
