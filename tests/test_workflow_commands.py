@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sneakycode.workflow_commands import InertLines, command, inert, inert_json, mask
@@ -13,20 +13,23 @@ from tests.workflow_log import workflow_commands
 
 # The pieces a command is made of, and every line break and leading space kind the runner honours.
 PIECES = st.lists(st.sampled_from(["::", ":", "#", "##", "[", "]", "add-mask", " ", "\t", "\u00a0", "\u2003",
-                                   "\n", "\r", "\r\n", "x", "%0A"]), max_size=30).map("".join)
+                                   "\u2028", "\n", "\r", "\r\n", "x", "é", "%0A"]), max_size=30).map("".join)
+RUNS = settings(max_examples=300, deadline=None)
 
 
+@RUNS
 @given(PIECES)
 def test_no_line_of_inert_text_is_a_command_and_harmless_text_is_unchanged(text: str) -> None:
     """Hardening round three, class 3: whatever the text, the runner finds no command in it; text in which it
-    found none comes back as it was."""
+    found none comes back as it was (unless a line break the runner does not honour makes a line start)."""
     made = inert(text)
     assert workflow_commands(made) == []
     assert inert(made) == made
-    if workflow_commands(text) == []:
+    if workflow_commands(text) == [] and "\u2028" not in text:  # inert also breaks lines at U+2028: a margin
         assert made == text
 
 
+@RUNS
 @given(PIECES, st.lists(st.integers(min_value=1, max_value=7), min_size=1, max_size=10))
 def test_a_stream_cut_anywhere_is_inert_as_a_whole(text: str, cuts: list[int]) -> None:
     """Hardening round three, class 3: the agent's stderr arrives in chunks cut anywhere, a `##[` or a
@@ -57,6 +60,7 @@ def test_every_line_of_a_multi_line_secret_is_masked() -> None:
     assert mask("") == []
 
 
+@RUNS
 @given(st.recursive(PIECES, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(PIECES, inner, max_size=3)))
 def test_json_keeps_its_value_and_starts_no_command(value: object) -> None:
     shown = inert_json(json.dumps(value, ensure_ascii=False, indent=2))

@@ -13,6 +13,7 @@ itself escapes its values by GitHub's own rules (`%`, CR, LF; also `:` and `,` i
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Mapping
 
@@ -81,30 +82,32 @@ def _inert_line(line: str) -> str:
 class InertLines:
     """A byte stream on its way to a job's log (a child's stderr), made inert line by line: each complete
     line passes through `inert` as it comes. A line is held until its break arrives, so a `##[` or a leading
-    `::` split across two reads is still seen whole; one longer than `limit` is broken there instead (its
-    rest then starts a line of its own, checked like any other)."""
+    `::` split across two reads is still seen whole; one longer than `limit` characters is broken there
+    instead (its rest then starts a line of its own, checked like any other). Bytes that are not UTF-8 pass
+    through unchanged (surrogateescape); a character split across two reads waits in the decoder."""
 
     def __init__(self, write: Callable[[bytes], None], limit: int = 1 << 16) -> None:
         self._write = write
         self._limit = limit
-        self._pending = bytearray()
+        self._decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        self._pending = ""
 
     def feed(self, chunk: bytes) -> None:
-        self._pending += chunk
-        end = max(self._pending.rfind(b"\n"), self._pending.rfind(b"\r")) + 1
+        self._pending += self._decoder.decode(chunk)
+        end = max(self._pending.rfind("\n"), self._pending.rfind("\r")) + 1
         if not end and len(self._pending) > self._limit:
-            self._pending += b"\n"
+            self._pending += "\n"
             end = len(self._pending)
         if end:
-            self._emit(bytes(self._pending[:end]))
-            del self._pending[:end]
+            self._emit(self._pending[:end])
+            self._pending = self._pending[end:]
 
     def close(self) -> None:
         """The stream ended: its last line, even without a break."""
+        self._pending += self._decoder.decode(b"", final=True)
         if self._pending:
-            self._emit(bytes(self._pending))
-            self._pending.clear()
+            self._emit(self._pending)
+            self._pending = ""
 
-    def _emit(self, data: bytes) -> None:
-        # surrogateescape: bytes that are not UTF-8 pass through unchanged.
-        self._write(inert(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape"))
+    def _emit(self, text: str) -> None:
+        self._write(inert(text).encode("utf-8", "surrogateescape"))
