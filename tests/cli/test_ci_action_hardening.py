@@ -57,7 +57,7 @@ def test_a_file_input_that_leads_outside_the_working_directory_fails_before_any_
             inputs = {"PROMPT_FILE": value} if name == "prompt-file" else {"PROMPT": "Do it", "OUTPUT_SCHEMA": value}
             done = run_action(a_prompt_run(tmp_path, server, **inputs), ws)
             assert done.returncode == 2, (how, done.stdout, done.stderr)
-            assert f"::error::SneakyCode: the {name} input names" in done.stdout, (how, done.stdout)
+            assert f"::error::SneakyCode: the {name} input must name a regular file inside" in done.stdout, how
             assert "Traceback" not in done.stderr and SECRET not in done.stdout.replace(f"::add-mask::{SECRET}", "")
         assert server.requests == []  # nothing reached the model
     assert "GITHUB_TOKEN" not in (tmp_path / "summary.md").read_text()

@@ -189,8 +189,7 @@ class Step:
         try:
             found = Workspace(self.cwd, max_file_size_bytes=INPUT_FILE_LIMIT).read_text(value)
         except ToolError as exc:
-            raise ActionError(f"the {name} input names {value!r}, which is not a file SneakyCode may read in "
-                              f"{self.cwd}: {exc.error}") from None
+            raise ActionError(f"the {name} input must name a regular file inside {self.cwd}: {exc.error}") from None
         return found.path, found.text
 
     # ---- the three commands ------------------------------------------------------------------------
