@@ -33,6 +33,9 @@ class FakeGitHub:
     reviews: list[dict[str, Any]] = field(default_factory=list)
     review_comments: list[dict[str, Any]] = field(default_factory=list)
     issue_comments: list[dict[str, Any]] = field(default_factory=list)
+    # Who the token acts as: the workflow's token comments as github-actions[bot].
+    author: dict[str, Any] = field(default_factory=lambda: {
+        "user": {"login": "github-actions[bot]", "type": "Bot"}, "author_association": "NONE"})
 
     def __enter__(self) -> FakeGitHub:
         fake = self
@@ -91,12 +94,12 @@ class FakeGitHub:
                       **body}
             self.reviews.append(review)
             for comment in body.get("comments", []):
-                self.review_comments.append({"id": 1000 + len(self.review_comments), **comment})
+                self.review_comments.append({"id": 1000 + len(self.review_comments), **self.author, **comment})
             return 200, review
         if method == "GET" and path == f"/issues/{self.number}/comments":
             return 200, paged(self.issue_comments)
         if method == "POST" and path == f"/issues/{self.number}/comments":
-            comment = {"id": 500 + len(self.issue_comments), "body": body["body"],
+            comment = {"id": 500 + len(self.issue_comments), "body": body["body"], **self.author,
                        "html_url": f"https://github.test/pull/{self.number}#comment"}
             self.issue_comments.append(comment)
             return 201, comment

@@ -7,6 +7,13 @@ Inputs come as INPUT_* variables (action.yml maps each one: a composite action's
 their own), GitHub's context as GITHUB_* variables and the event payload file. The model's key reaches the
 agent through an environment variable, never its command line; the workflow's token is used only for the
 GitHub API and is not passed to the agent at all.
+
+A pull request may change any file of the checkout, so a file an input names (prompt-file, output-schema,
+tasks-file, findings-file) is read only as a regular file inside the working directory, through the
+workspace's containment and its bounded reader: a link to /proc/self/environ or a `../` path fails the step
+before any request. Everything this step prints into the job's log that carries model or repository text
+(the agent's stderr, relayed) is made inert (workflow_commands.py), so it can never become a workflow
+command such as `::add-mask::` or `::stop-commands::`.
 """
 
 from __future__ import annotations
@@ -21,16 +28,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sneakycode.cli.ci_github import GitHub, GitHubError, place
+from sneakycode.cli.ci_github import GitHub, GitHubError, longest_backtick_run, place
+from sneakycode.cli.ci_secrets import redacted, secret_forms
 from sneakycode.cli.ci_summary import batch_summary, pull_request_comment, review_body, review_summary, run_summary
 from sneakycode.cli.exit_codes import ExitCode
+from sneakycode.cli.text import loggable
+from sneakycode.errors import ToolError
 from sneakycode.process.supervise import HeadBuffer, Stream, supervise
+from sneakycode.workflow_commands import InertLines, command, mask
+from sneakycode.workspace.files import Workspace
 
 COMMANDS = {"prompt": "prompt", "-p": "prompt", "review": "review", "batch": "batch"}
 SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
 KEY_VARIABLE = "SNEAKYCODE_ACTION_API_KEY"  # a credential name: held at start-up, never passed to a command
-# Not for the agent: the workflow's tokens and this step's own inputs (the key among them).
-WITHHELD = ("GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL")
+# Not for the agent: the workflow's tokens and this step's own inputs (the key among them); nor the files
+# through which a step sets later steps' environment and PATH, its outputs, state and summary (this step
+# writes those itself), so a model that was talked into it is not handed the way to reach later steps.
+WITHHELD = ("GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
+            "GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY")
+INPUT_FILE_LIMIT = 8 << 20  # a prompt, schema, task list or findings file; the agent's own limits come after
 STDOUT_LIMIT = 64 << 20
 STDERR_TAIL = 4000
 KILL_GRACE = 15.0
@@ -89,22 +105,29 @@ class Finished:
 
 def run_sneakycode(argv: list[str], env: dict[str, str], cwd: Path, *, stdin: bytes | None,
                    timeout: float | None) -> Finished:
-    """Run the agent, its stderr shown in the job's log as it comes, its stdout kept for the result."""
+    """Run the agent, its stderr shown in the job's log as it comes (each line made inert), its stdout kept
+    for the result."""
     out = HeadBuffer(STDOUT_LIMIT)
     tail = bytearray()
+
+    def show(data: bytes) -> None:
+        sys.stderr.buffer.write(data)
+        sys.stderr.buffer.flush()
+
+    log = InertLines(show)
 
     def sink(stream: Stream, chunk: bytes) -> None:
         if stream == "stdout":
             out.feed(chunk)
             return
-        sys.stderr.buffer.write(chunk)
-        sys.stderr.buffer.flush()
+        log.feed(chunk)
         tail.extend(chunk)
         del tail[:-STDERR_TAIL]
 
     ending = supervise([sys.executable, "-m", "sneakycode.cli.main", *argv], cwd=cwd, env=env, stdin=stdin,
                        timeout=None if timeout is None else timeout + TIMEOUT_GRACE, cancel=None,
                        kill_grace=KILL_GRACE, sink=sink)
+    log.close()
     code = ending.exit_code if ending.exit_code is not None else ExitCode.FAILURE
     return Finished(code, bytes(out.kept), tail.decode("utf-8", "replace"))
 
@@ -119,6 +142,8 @@ class Step:
         if not self.cwd.is_dir():
             raise ActionError(f"working-directory {str(self.cwd)!r} is not a directory")
         self.temp = Path(environ.get("RUNNER_TEMP") or self.cwd)
+        # What the model reports is posted and written with these shown as *** (ci_secrets.py).
+        self.secrets = secret_forms(self.token(), inputs.get("api-key"))
         event_path = environ.get("GITHUB_EVENT_PATH")
         self.event: dict[str, Any] = {}
         if event_path and Path(event_path).is_file():
@@ -126,6 +151,10 @@ class Step:
             if not isinstance(event, dict):
                 raise ActionError(f"GITHUB_EVENT_PATH {event_path} does not hold a JSON object")
             self.event = event
+
+    def token(self) -> str:
+        """The workflow's token, for the GitHub API only."""
+        return self.inputs.get("github-token") or self.environ.get("GITHUB_TOKEN", "")
 
     def timeout(self) -> float | None:
         value = self.inputs.get("timeout")
@@ -140,7 +169,7 @@ class Step:
             with open(path, "a", encoding="utf-8") as file:
                 file.write(markdown.rstrip() + "\n\n")
         else:
-            print(markdown)
+            print(loggable(markdown))
 
     def output(self, name: str, value: str) -> None:
         path = self.environ.get("GITHUB_OUTPUT")
@@ -150,28 +179,32 @@ class Step:
         with open(path, "a", encoding="utf-8") as file:
             file.write(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
 
-    def file_input(self, name: str) -> Path | None:
+    def file_input(self, name: str) -> tuple[Path, str] | None:
+        """The real path and text of the file input `name` names: a regular text file inside the working
+        directory (a link only to a file inside it), read through the workspace (containment, then the one
+        bounded reader); else the step fails here, before any request."""
         value = self.inputs.get(name)
         if not value:
             return None
-        path = (self.cwd / value).resolve()
-        if not path.is_file():
-            raise ActionError(f"the {name} input names {value!r}, which is not a file in {self.cwd}")
-        return path
+        try:
+            found = Workspace(self.cwd, max_file_size_bytes=INPUT_FILE_LIMIT).read_text(value)
+        except ToolError as exc:
+            raise ActionError(f"the {name} input must name a regular file inside {self.cwd}: {exc.error}") from None
+        return found.path, found.text
 
     # ---- the three commands ------------------------------------------------------------------------
 
     def prompt(self) -> int:
         prompt_file = self.file_input("prompt-file")
-        text = prompt_file.read_text(encoding="utf-8") if prompt_file else self.inputs.get("prompt")
+        text = prompt_file[1] if prompt_file else self.inputs.get("prompt")
         if not text:
             raise ActionError("the prompt command needs the prompt or prompt-file input")
         argv = ["-p", "-", "--output-format", "json"]
         schema = self.file_input("output-schema")
-        if schema is not None:
-            argv += ["--output-schema", str(schema)]
+        if schema is not None:  # its real path: no link left for the agent's reader to follow
+            argv += ["--output-schema", str(schema[0])]
         finished = self._run(argv, stdin=text.encode("utf-8"))
-        result = _json(finished.stdout)
+        result = redacted(_json(finished.stdout), self.secrets)
         if result is None:
             return self._no_result("-p", finished)
         path = self.temp / "sneakycode-result.json"
@@ -192,11 +225,12 @@ class Step:
         if tasks is None:
             raise ActionError("the batch command needs the tasks-file input (one JSON task per line)")
         out = Path(self.inputs.get("batch-out") or self.temp / "sneakycode-batch")
-        finished = self._run(["batch", str(tasks), "--out", str(out)], stdin=None)
+        finished = self._run(["batch", str(tasks[0]), "--out", str(out)], stdin=None)
         summary = _json((out / SUMMARY).read_bytes()) if (out / SUMMARY).is_file() else None
         if summary is None:
             return self._no_result("batch", finished)
-        self.summary(batch_summary(summary, read_results(out), finished.exit_code))
+        results = redacted(read_results(out), self.secrets)
+        self.summary(batch_summary(redacted(summary, self.secrets), results, finished.exit_code))
         self.output("results-dir", str(out))
         self.output("exit-code", str(finished.exit_code))
         return finished.exit_code
@@ -207,13 +241,13 @@ class Step:
             raise ActionError(f"fail-on must be error, warning or note, not {fail_on!r}")
         given = self.file_input("findings-file")
         if given is not None:
-            review = _json(given.read_bytes())
+            review = redacted(_json(given[1].encode("utf-8")), self.secrets)
             exit_code = gate(review, fail_on) if isinstance(review, dict) else ExitCode.FAILURE
         else:
             base = self.inputs.get("review-base") or self._default_base()
             argv = ["review", "--output-format", "json", "--fail-on", fail_on, *(["--base", base] if base else [])]
             finished = self._run(argv, stdin=None)
-            review, exit_code = _json(finished.stdout), finished.exit_code
+            review, exit_code = redacted(_json(finished.stdout), self.secrets), finished.exit_code
             if review is None:
                 return self._no_result("review", finished)
         problem = findings_problem(review)
@@ -237,9 +271,10 @@ class Step:
                               timeout=self.timeout())
 
     def _no_result(self, what: str, finished: Finished) -> int:
-        tail = finished.stderr_tail.strip() or "(nothing on stderr)"
+        tail = redacted(finished.stderr_tail.strip(), self.secrets) or "(nothing on stderr)"
+        fence = "`" * max(3, longest_backtick_run(tail) + 1)  # the agent's stderr cannot close the block
         self.summary(f"## SneakyCode\n\n`{what}` ended with exit code {finished.exit_code} and no result:\n\n"
-                     f"```\n{tail}\n```")
+                     f"{fence}\n{tail}\n{fence}")
         self.output("exit-code", str(finished.exit_code))
         return finished.exit_code or ExitCode.FAILURE
 
@@ -252,7 +287,7 @@ class Step:
         pull = self.event.get("pull_request")
         if not self.inputs.flag("post-review", True) or not isinstance(pull, dict):
             return ""
-        token = self.inputs.get("github-token") or self.environ.get("GITHUB_TOKEN", "")
+        token = self.token()
         repository = self.environ.get("GITHUB_REPOSITORY", "")
         if not token or not repository:
             return "Not posted on the pull request: no github-token (or GITHUB_REPOSITORY)."
@@ -263,7 +298,7 @@ class Step:
         try:
             github = GitHub(self.environ.get("GITHUB_API_URL") or "https://api.github.com", repository, token)
         except GitHubError as exc:
-            print(f"::warning::SneakyCode could not post the review: {exc}")
+            print(command("warning", f"SneakyCode could not post the review: {exc}"))
             return f"Not posted on the pull request: {exc}"
         try:
             placement = place(findings, github.changed_lines(number), github.commented_findings(number))
@@ -274,7 +309,7 @@ class Step:
                 posted = f"[review]({made.get('html_url', '')}) with {len(placement.inline)} inline comment(s)"
             how, comment = github.upsert_summary(number, pull_request_comment(review, placement.elsewhere, commit))
         except GitHubError as exc:
-            print(f"::warning::SneakyCode could not post the review: {exc}")
+            print(command("warning", f"SneakyCode could not post the review: {exc}"))
             return f"Not posted on the pull request: {exc}"
         finally:
             github.close()
@@ -314,12 +349,12 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     env = os.environ if environ is None else environ
     try:
         inputs = read_inputs(env)
-        if inputs.get("api-key"):
-            print(f"::add-mask::{inputs.get('api-key')}")  # in case anything echoes it, the log shows ***
+        for line in mask(inputs.get("api-key")):  # in case anything echoes it, the log shows *** (every line)
+            print(line)
         step = Step(inputs, env)
         return int(getattr(step, inputs.command)())
     except (ActionError, OSError, ValueError) as exc:  # a bad input, an unreadable file, unbalanced quotes
-        print(f"::error::SneakyCode: {exc}")
+        print(command("error", f"SneakyCode: {exc}"))
         return ExitCode.USAGE
 
 

@@ -2,8 +2,11 @@
 lines, and one summary comment that re-runs update instead of repeating.
 
 Only the workflow's token is used, and only against GITHUB_API_URL (redirects are not followed, so the token
-never goes anywhere else). Findings that do not sit on a line the pull request changed (GitHub refuses a
-comment there with 422) are listed in the review's body instead.
+never goes anywhere else). Anyone may comment on a pull request, so the markers that find the earlier summary
+comment and the findings already commented count only in comments a bot (the workflow's token acts as
+github-actions[bot]) or someone with write access wrote: a planted marker neither makes the action edit
+another person's comment nor hides a finding. Findings that do not sit on a line the pull request changed
+(GitHub refuses a comment there with 422) are listed in the review's body instead.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 PAGE = 100
 MAX_PAGES = 30  # 3,000 files or comments: GitHub's own limit for a pull request's files
 SEVERITY_ICON = {"error": "🔴", "warning": "🟠", "note": "🔵"}
+# Who may have written a comment the action wrote: a bot, or (a personal token) someone with write access.
+WRITERS = ("OWNER", "MEMBER", "COLLABORATOR")
 
 
 class GitHubError(Exception):
@@ -87,7 +92,8 @@ class GitHub:
         """The findings this action commented on before (by the marker in its comments)."""
         found: set[str] = set()
         for comment in self.pages(f"/pulls/{number}/comments"):
-            found.update(_FINDING.findall(comment.get("body") or ""))
+            if could_be_ours(comment):
+                found.update(_FINDING.findall(comment.get("body") or ""))
         return found
 
     def post_review(self, number: int, commit: str, body: str, comments: list[dict[str, Any]]) -> dict[str, Any]:
@@ -98,10 +104,16 @@ class GitHub:
         """The pull request's summary comment: the earlier one (found by its marker) edited, else a new one."""
         text = f"{SUMMARY_MARKER}\n{body}"
         for comment in self.pages(f"/issues/{number}/comments"):
-            if SUMMARY_MARKER in (comment.get("body") or ""):
+            if SUMMARY_MARKER in (comment.get("body") or "") and could_be_ours(comment):
                 updated = self.request("PATCH", f"/issues/comments/{comment['id']}", json={"body": text})
                 return "updated", dict(updated or {})
         return "created", dict(self.request("POST", f"/issues/{number}/comments", json={"body": text}) or {})
+
+
+def could_be_ours(comment: dict[str, Any]) -> bool:
+    """Whether the action may have written `comment`: by a bot, or by someone with write access."""
+    user = comment.get("user") or {}
+    return (isinstance(user, dict) and user.get("type") == "Bot") or comment.get("author_association") in WRITERS
 
 
 def _message(response: httpx2.Response) -> str:

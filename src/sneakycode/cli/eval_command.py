@@ -17,6 +17,7 @@ from typing import Any
 
 from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
+from sneakycode.cli.text import loggable
 from sneakycode.errors import ConfigError
 
 USAGE = ("sneakycode eval [--suite NAME|DIR] [--tasks ID,...] [--workers N] [--out DIR] [--attempts K] ...\n"
@@ -87,8 +88,8 @@ def _check(args: argparse.Namespace) -> int:
             return
         print(f"BAD  {result.id}: " + ("passes untouched" if not result.fails_before else "fails with the solution"),
               flush=True)  # fmt: skip
-        print("     " + (result.before_output if not result.fails_before else result.after_output).strip()
-              .replace("\n", "\n     "), flush=True)  # fmt: skip
+        shown = loggable((result.before_output if not result.fails_before else result.after_output).strip())
+        print("     " + shown.replace("\n", "\n     "), flush=True)  # the task's test output
 
     results = check_tasks(tasks, show)
     bad = sum(not r.honest for r in results)
@@ -154,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
         result = done.result
         verdict = "solved" if result.get("outcome") == "passed" else (
             "errored" if result.get("outcome") == "errored" else "unsolved")  # fmt: skip
-        why = f", {result['error'][:120]}" if verdict == "errored" and result.get("error") else ""
+        why = f", {loggable(result['error'][:120])}" if verdict == "errored" and result.get("error") else ""
         print(f"eval [{done.done}/{done.total}] {result['id']}: {verdict} (attempt {done.attempt}, "
               f"{result.get('turns', 0)} turns, {float(result.get('duration') or 0):.1f} s{why})  "
               f"solved {done.solved}", file=sys.stderr, flush=True)  # fmt: skip

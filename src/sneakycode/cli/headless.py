@@ -26,6 +26,7 @@ from sneakycode.cli.exit_codes import EXIT_BY_MODEL_ERROR, ExitCode
 from sneakycode.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report
 from sneakycode.cli.startup import cancel_on_sigint, debug_printer, options_from_args, protect_key
 from sneakycode.cli.stream_input import StdinUnusable, check_text, read_task, user_messages
+from sneakycode.cli.text import loggable
 from sneakycode.errors import ConfigError, ModelError, SneakyError, ToolError
 from sneakycode.permissions.gate import Unattended
 
@@ -60,7 +61,7 @@ def run_headless(args: argparse.Namespace) -> int:
         task = _read_task(args.prompt or "", streamed_input)
         options = options_from_args(args, debug_log=debug_printer(args.verbose))
     except ConfigError as exc:
-        print(f"sneakycode: {exc}", file=sys.stderr)
+        print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     return _run(args, task, options)
 
@@ -92,7 +93,7 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
     try:
         session = Session(options, sink=sink, approver_for=lambda _ctx: approver, unattended=UNATTENDED)
     except ConfigError as exc:
-        print(f"sneakycode: {exc}", file=sys.stderr)
+        print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     protect_key(session.loaded)
     result: Result | None = None
@@ -119,15 +120,15 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
                     report(args.output_format, sink, result.to_dict(), [])
     except ConfigError as exc:  # an --image that cannot be sent, a /command that does not exist
         session.close()
-        print(f"sneakycode: {exc}", file=sys.stderr)
+        print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     except StdinUnusable as exc:  # what was asked so far is answered; nothing more can arrive
         session.close()
-        print(f"sneakycode: {exc}", file=sys.stderr)
+        print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     except SneakyError as exc:  # a model request outside the loop's own (compaction) failed
         session.close()
-        print(f"sneakycode: {exc}", file=sys.stderr)
+        print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         print(f"sneakycode: the session is saved; resume it with `sneakycode -p TASK --resume {session.session_id}`.",
               file=sys.stderr)
         return EXIT_BY_MODEL_ERROR.get(exc.kind, ExitCode.FAILURE) if isinstance(exc, ModelError) else ExitCode.FAILURE

@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, Any, TextIO
 from sneakycode.agent.events import Event
 from sneakycode.api.session import STREAMED_EVENTS
 from sneakycode.cli.stream_input import EXPECTED_LINE, BadLine
-from sneakycode.cli.text import printable
+from sneakycode.cli.text import loggable
 from sneakycode.errors import ErrorCode
+from sneakycode.workflow_commands import inert_json
 
 if TYPE_CHECKING:
     from sneakycode.process.jobs import Job
@@ -41,18 +42,18 @@ class HeadlessSink:
         message = self.describe(event)
         if message:
             who = f"[{event['agent']}] " if "agent" in event and event["type"] != "subagent" else ""
-            print(f"sneakycode: {who}{printable(message)}", file=self.err, flush=True)
+            print(f"sneakycode: {who}{loggable(message)}", file=self.err, flush=True)
 
     def bad_input(self, bad: BadLine) -> None:
         """A stdin line that is not a user message: an `error` event (stream-json) and a line on stderr."""
         message = f"stdin line {bad.number} is not a user message: {bad.problem}; skipped"
         if self.stream:
             self.line({"type": "error", "code": ErrorCode.INVALID_INPUT.value, "line": bad.number, "message": message})
-        print(f"sneakycode: {printable(message)} [{ErrorCode.INVALID_INPUT.value}]. Each line must be {EXPECTED_LINE}",
+        print(f"sneakycode: {loggable(message)} [{ErrorCode.INVALID_INPUT.value}]. Each line must be {EXPECTED_LINE}",
               file=self.err, flush=True)
 
     def line(self, event: Mapping[str, Any]) -> None:
-        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.out.write(inert_json(json.dumps(event, ensure_ascii=False)) + "\n")  # a CI log obeys `##[`
         self.out.flush()
 
     def describe(self, event: Event) -> str:
@@ -93,10 +94,10 @@ def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], kill
     elif summary["success"]:
         structured = summary.get("structured_output")  # with --output-schema: the JSON alone, fences gone
         shown = summary["result"] if structured is None else json.dumps(structured, ensure_ascii=False)
-        print(printable(shown), flush=True)
+        print(loggable(shown), flush=True)
     if killed:
         listed = ", ".join(f"{job.id} ({job.command[:60]})" for job in killed)
-        print(f"sneakycode: the run ended, so its running jobs were killed: {printable(listed)}", file=sys_err(sink))
+        print(f"sneakycode: the run ended, so its running jobs were killed: {loggable(listed)}", file=sys_err(sink))
     resume = f"`sneakycode -p TASK {summary['resume']}`" if summary.get("resume") else "`sneakycode -p TASK --continue`"
     if status in ("turn_limit", "budget"):
         done = f"Done: {summary['turns']} turn(s), {summary['tool_calls']} tool call(s)"
@@ -104,13 +105,13 @@ def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], kill
         done += f", files changed: {', '.join(changed)}." if changed else ", no files changed."
         more = ("allow more with --max-turns N (max_turns in the config)" if status == "turn_limit"
                 else f"raise the {summary['budget'].replace('_', '-')} budget")
-        print(printable(f"sneakycode: {summary['result']} {done} Continue with {resume} or {more}."),
+        print(loggable(f"sneakycode: {summary['result']} {done} Continue with {resume} or {more}."),
               file=sys_err(sink))
     elif status == "error":
-        print(f"sneakycode: {printable(summary['result'])}", file=sys_err(sink))
-        print(printable(f"sneakycode: the session is saved; resume it with {resume}."), file=sys_err(sink))
+        print(f"sneakycode: {loggable(summary['result'])}", file=sys_err(sink))
+        print(loggable(f"sneakycode: the session is saved; resume it with {resume}."), file=sys_err(sink))
     elif status == "cancelled":
-        print(printable(f"sneakycode: interrupted. {summary['result']} Resume with {resume}."), file=sys_err(sink))
+        print(loggable(f"sneakycode: interrupted. {summary['result']} Resume with {resume}."), file=sys_err(sink))
 
 
 def sys_err(sink: HeadlessSink) -> TextIO:

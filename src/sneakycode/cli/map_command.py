@@ -12,6 +12,7 @@ import sys
 
 from sneakycode.cli.exit_codes import ExitCode
 from sneakycode.cli.startup import config_error_exit, workspace_settings
+from sneakycode.cli.text import loggable
 from sneakycode.config.repo_map import DEFAULT_CEILING, DEFAULT_SHARE
 from sneakycode.errors import ConfigError, ToolError
 from sneakycode.permissions.rules import hidden_paths
@@ -45,7 +46,7 @@ def run_map_command(args: argparse.Namespace) -> int:
     try:
         target = ctx.workspace.resolve(args.path, must_exist=True)
     except ToolError as exc:
-        print(f"sneakycode map: {exc.error}", file=sys.stderr)
+        print(f"sneakycode map: {loggable(exc.error)}", file=sys.stderr)
         return ExitCode.FAILURE
     shown = ctx.workspace.display(target)
     rule = hidden(shown) if shown != "." else None
@@ -63,7 +64,7 @@ def run_map_command(args: argparse.Namespace) -> int:
         under="" if is_file else shown,
     )
     if repo_map.text:
-        print(repo_map.text)
+        print(loggable(repo_map.text))  # the repository's names and lines: never a workflow command
     print(
         f"{repo_map.definitions:,} definitions from {repo_map.files:,} source files, about {repo_map.tokens:,} "
         f"of {tokens:,} tokens.",

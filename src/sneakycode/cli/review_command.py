@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from sneakycode.api.options import Options
 from sneakycode.cli.exit_codes import EXIT_BY_MODEL_ERROR, ExitCode
 from sneakycode.cli.startup import cancel_on_sigint, debug_printer, protect_key, workspace_option
-from sneakycode.cli.text import printable
+from sneakycode.cli.text import loggable, printable
 from sneakycode.errors import ConfigError, ModelError, SneakyError
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def run_review_command(args: argparse.Namespace) -> int:
         cwd = Path(workspace_option(args.workspace) or ".")
         change = collect_change(cwd, base=args.base, staged=args.staged, commit=args.commit, paths=args.paths)
     except (ConfigError, DiffError) as exc:
-        print(f"sneakycode review: {exc}", file=sys.stderr)
+        print(f"sneakycode review: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     review = _review(args, change)
     if isinstance(review, int):
@@ -61,16 +61,16 @@ def _review(args: argparse.Namespace, change: Change) -> Review | int:
         with cancel_on_sigint(reviewer.cancel, sigterm=True):
             review = reviewer.review(change)
     except ConfigError as exc:
-        print(f"sneakycode review: {exc}", file=sys.stderr)
+        print(f"sneakycode review: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
     except SneakyError as exc:  # a model request outside the loop's own (compaction) failed
-        print(f"sneakycode review: {exc}", file=sys.stderr)
+        print(f"sneakycode review: {loggable(str(exc))}", file=sys.stderr)
         return EXIT_BY_MODEL_ERROR.get(exc.kind, ExitCode.FAILURE) if isinstance(exc, ModelError) else ExitCode.FAILURE
     except KeyboardInterrupt:
         print("sneakycode review: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     if review.failed is not None:
-        print(f"sneakycode review: no verdict: {printable(review.failed.message)}", file=sys.stderr)
+        print(f"sneakycode review: no verdict: {loggable(review.failed.message)}", file=sys.stderr)
         return _exit_code(review.failed)
     return review
 
@@ -87,15 +87,15 @@ def _report(args: argparse.Namespace, change: Change, review: Review) -> int:
     elif shape == "sarif":
         shown = render_sarif(review)
     else:
-        shown = printable(render_text(review, args.fail_on))
+        shown = loggable(render_text(review, args.fail_on))
     sys.stdout.write(shown)
     sys.stdout.flush()
     if shape == "json":  # github and SARIF carry the notes themselves; the JSON's shape has no room for them
         for note in review.notes:
-            print(f"sneakycode review: {printable(note)}", file=sys.stderr)
+            print(f"sneakycode review: {loggable(note)}", file=sys.stderr)
     spent = review.last.cost.get("usd") if review.last is not None else None
     cost = f", ${spent:.4f}" if isinstance(spent, (int, float)) else ""
-    print(f"sneakycode review: reviewed {printable(change.described)}: {len(change.files)} file(s) in {review.parts} "
+    print(f"sneakycode review: reviewed {loggable(change.described)}: {len(change.files)} file(s) in {review.parts} "
           f"request(s){cost}", file=sys.stderr)
     failing = [f for f in review.findings if at_or_above(f["severity"], args.fail_on)]
     return ExitCode.FAILURE if failing else ExitCode.OK

@@ -18,6 +18,7 @@ from typing import Any
 from sneakycode.api.options import Options
 from sneakycode.api.settings import untrusted_notice
 from sneakycode.cli.exit_codes import ExitCode
+from sneakycode.cli.text import loggable
 from sneakycode.config import LoadedSettings, load_settings
 from sneakycode.errors import ConfigError
 from sneakycode.process.hardening import protect_variables
@@ -47,7 +48,7 @@ def notify_untrusted(loaded: LoadedSettings) -> None:
     asked for and did not get said once on stderr."""
     protect_key(loaded)
     if loaded.ignored:
-        print(f"sneakycode: {untrusted_notice(loaded)}", file=sys.stderr)
+        print(f"sneakycode: {loggable(untrusted_notice(loaded))}", file=sys.stderr)
 
 
 def protect_key(loaded: LoadedSettings) -> None:
@@ -60,7 +61,7 @@ def protect_key(loaded: LoadedSettings) -> None:
 
 def config_error_exit(command: str, exc: ConfigError) -> int:
     """How every command reports a configuration or usage problem: one line on stderr, exit 2."""
-    print(f"sneakycode {command}: {exc}", file=sys.stderr)
+    print(f"sneakycode {command}: {loggable(str(exc))}", file=sys.stderr)
     return ExitCode.USAGE
 
 
@@ -105,7 +106,7 @@ def debug_printer(verbose: bool) -> Callable[[str], None] | None:
         return None
 
     def show(line: str) -> None:
-        print(f"sneakycode: {line}", file=sys.stderr, flush=True)
+        print(f"sneakycode: {loggable(line)}", file=sys.stderr, flush=True)
 
     return show
 

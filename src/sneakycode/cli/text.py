@@ -3,11 +3,17 @@
 A terminal obeys escape sequences in whatever it prints: `\\x1b[8m` conceals the text after it, `\\r` lets
 a line overwrite itself, a right-to-left override reorders what is shown. An approval prompt must show what
 will run, so every place that prints model, file or command text to a terminal passes it through here.
+
+A CI job's log obeys more: a line that opens with `::` or holds `##[` is a workflow command to GitHub's
+runner (`::add-mask::`, `::stop-commands::`). So what a non-interactive run prints (headless `-p`, `review`,
+`tool`, the Action) goes through `loggable`, which also makes every such line inert.
 """
 
 from __future__ import annotations
 
 import re
+
+from sneakycode.workflow_commands import inert
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -28,3 +34,8 @@ def markup_safe(text: str) -> str:
     from rich.markup import escape
 
     return escape(printable(text))
+
+
+def loggable(text: str) -> str:
+    """`printable`, and no line of it can start a workflow command in a CI log (workflow_commands.inert)."""
+    return inert(printable(text))

@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from sneakycode.cli.exit_codes import ExitCode
-from sneakycode.cli.text import printable
+from sneakycode.cli.text import loggable
 from sneakycode.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -59,5 +59,5 @@ def _run_calls(gate: Gate, calls: list[str], as_json: bool) -> int:
         else:
             if len(calls) > 2:
                 print(f"=== {name}")
-            print(printable(result.render()))
+            print(loggable(result.render()))
     return status

@@ -2,8 +2,10 @@
 (annotations) and as SARIF 2.1.0 (code scanning). Each renderer returns the text to print; nothing here prints.
 
 Every GitHub line is one workflow command whose text is escaped by GitHub's rules (`%`, CR and LF in the
-message; also `:` and `,` in a property), so nothing the model wrote can end a line and start a command of
-its own (`::add-mask::`, `::stop-commands::`) in the job's log.
+message; also `:` and `,` in a property; sneakycode/workflow_commands.py), so nothing the model wrote can end
+a line and start a command of its own (`::add-mask::`, `::stop-commands::`) in the job's log. The JSON and
+SARIF write a `##[` inside a string with a JSON escape (same value, no command); the text format is made
+inert where it is printed (cli/text.py `loggable`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from urllib.parse import quote
 from sneakycode.review.findings import Finding, count_by_severity, findings_schema
 from sneakycode.review.runner import Review
 from sneakycode.version import __version__
+from sneakycode.workflow_commands import command, inert_json
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SARIF_RULE = "sneakycode-review"
@@ -32,7 +35,7 @@ def as_document(review: Review) -> dict[str, Any]:
 
 
 def render_json(review: Review) -> str:
-    return json.dumps(as_document(review), ensure_ascii=False, indent=2) + "\n"
+    return inert_json(json.dumps(as_document(review), ensure_ascii=False, indent=2)) + "\n"
 
 
 def render_text(review: Review, fail_on: str) -> str:
@@ -55,8 +58,8 @@ def render_text(review: Review, fail_on: str) -> str:
 
 def render_github(review: Review) -> str:
     """Workflow commands: the summary and each note as a notice, each finding as an annotation on its lines."""
-    lines = [_command("notice", {"title": "SneakyCode review"}, review.summary)]
-    lines += [_command("warning", {"title": "SneakyCode review"}, note) for note in review.notes]
+    lines = [command("notice", review.summary, {"title": "SneakyCode review"})]
+    lines += [command("warning", note, {"title": "SneakyCode review"}) for note in review.notes]
     for finding in review.findings:
         properties = {"file": finding["path"], "line": str(finding["line"])}
         if "end_line" in finding:
@@ -65,25 +68,12 @@ def render_github(review: Review) -> str:
         message = finding["body"].strip()
         if finding.get("suggestion"):
             message += f"\n\nSuggested change:\n{finding['suggestion']}"
-        lines.append(_command(GITHUB_LEVELS[finding["severity"]], properties, message))
+        lines.append(command(GITHUB_LEVELS[finding["severity"]], message, properties))
     return "\n".join(lines) + "\n"
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
-def _command(name: str, properties: dict[str, str], message: str) -> str:
-    shown = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
-    return f"::{name}{' ' + shown if shown else ''}::{escape_data(message)}"
-
-
 def render_sarif(review: Review) -> str:
-    return json.dumps(sarif_log(review), ensure_ascii=False, indent=2) + "\n"
+    return inert_json(json.dumps(sarif_log(review), ensure_ascii=False, indent=2)) + "\n"
 
 
 def sarif_log(review: Review) -> dict[str, Any]:
