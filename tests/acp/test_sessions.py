@@ -205,3 +205,31 @@ def test_a_session_id_that_is_a_path_is_refused_and_nothing_outside_the_state_fo
     assert sorted(p.name for p in planted.iterdir()) == before  # nor written there (checkpoints, transcript)
     assert "planted instructions" in (planted / "transcript.jsonl").read_text()
     assert len((planted / "transcript.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_mode_that_was_not_offered_is_refused_and_the_mode_stays(ws: Path, server: ScriptedServer) -> None:
+    """Hardening round three, class 11: session/set_mode took `yolo`, which availableModes did not list."""
+    (ws / "a.txt").write_text("a\n")
+    server.add_steps([call("write_file", file_path="a.txt", content="yolo\n"), {"content": "Tried."}])
+    editor = Editor(["reject_once"])
+
+    async def go() -> tuple[list[str], str, Any]:
+        async with running_agent(editor, server) as (conn, _process):
+            await initialized(conn)
+            new = await conn.new_session(cwd=str(ws), mcp_servers=[])
+            offered = [mode.id for mode in new.modes.available_modes]
+            try:
+                await conn.set_session_mode(session_id=new.session_id, mode_id="yolo")
+            except Exception as exc:
+                refused = f"{getattr(exc, 'code', '')} {getattr(exc, 'data', '')}"
+            else:
+                refused = "accepted"
+            answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("write a.txt")])
+            return offered, refused, answer
+
+    offered, refused, answer = run(go)
+    assert "yolo" not in offered
+    assert refused.startswith("-32602") and "'yolo' is not one of default, auto-edit, plan" in refused
+    assert editor.of(schema.CurrentModeUpdate) == []
+    assert answer.stop_reason == "end_turn" and len(editor.asked) == 1  # still asked: the mode stayed default
+    assert (ws / "a.txt").read_text() == "a\n"
