@@ -17,7 +17,8 @@ from tests.acp.conftest import EditorWithFiles, agent_env, call, finish, initial
 
 LIMIT = 50 << 20
 LINE_MB = 200
-PROMPT_HEAD = b'{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"x","prompt":[{"type":"text","text":"'
+PROMPT_HEAD = (b'{"jsonrpc":"2.0","id":2,"method":"session/prompt",'
+               b'"params":{"sessionId":"x","prompt":[{"type":"text","text":"')
 PROMPT_TAIL = b'"}]}}\n'
 
 
