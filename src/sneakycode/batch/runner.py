@@ -111,8 +111,10 @@ def _shell_step(name: str, command: str, copy: TaskCopy, options: RunOptions, ti
     return step
 
 
-def agent_argv(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left: float) -> list[str]:
-    """The `-p` command line of a task: the proxy as base_url, and the task's budgets and overrides."""
+def agent_command(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left: float) -> tuple[
+        list[str], dict[str, str]]:
+    """The `-p` command line of a task with the task's budgets and overrides, and the environment that gives it
+    the proxy as base_url (the route holds the batch's key: a command line is readable by every local user)."""
     from sneakycode.agent.model.providers import resolve_model_config
 
     flags = {key: value for key, value in {"provider": task.provider, "model": task.model,
@@ -121,12 +123,12 @@ def agent_argv(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left
     # -P: the task's repository is the working folder, and a `sneakycode/` folder in it must not be imported.
     argv = [sys.executable, "-P", "-m", "sneakycode.cli.main", "-p", "-", "--yes", "--output-format", "json",
             "--workspace", str(copy.path), "--provider", config.provider, "--model", config.model,
-            "--base-url", options.route(config.base_url), "--timeout", f"{max(seconds_left, 1.0):.1f}"]  # fmt: skip
+            "--timeout", f"{max(seconds_left, 1.0):.1f}"]  # fmt: skip
     for flag, value in (("--max-turns", task.max_turns), ("--max-tokens", task.max_tokens),
                         ("--max-cost", task.max_cost), ("--mode", task.permissions)):  # fmt: skip
         if value is not None:
             argv += [flag, str(value)]
-    return argv
+    return argv, {"SNEAKYCODE_BASE_URL": options.route(config.base_url)}
 
 
 def run_task(task: TaskSpec, options: RunOptions, cancel: threading.Event) -> dict[str, Any]:
@@ -173,7 +175,8 @@ def _run(task: TaskSpec, copy: TaskCopy, options: RunOptions, cancel: threading.
     if options.sandbox:
         agent_env["SNEAKYCODE_TOOLS__SHELL__SANDBOX"] = "bwrap"
     left = deadline - time.monotonic()
-    agent = _run_step(agent_argv(task, copy, options, left), copy.path, agent_env, left + TIMEOUT_GRACE, cancel,
+    argv, routed = agent_command(task, copy, options, left)
+    agent = _run_step(argv, copy.path, {**agent_env, **routed}, left + TIMEOUT_GRACE, cancel,
                       stdin=task.prompt.encode(), grace=CANCEL_GRACE)  # fmt: skip
     result["agent_seconds"] = round(agent.seconds, 3)
     _read_agent_json(agent, state, result)
