@@ -171,7 +171,9 @@ def _run(task: TaskSpec, copy: TaskCopy, options: RunOptions, cancel: threading.
     if cancel.is_set():
         return
     state = session_state_dir(options.out_dir, task.id)
-    agent_env = {**full_environment(), "SNEAKYCODE_STATE_DIR": str(state)}
+    # Without the local Ray's token (executors/ray.py): an agent is no Ray client, and nothing it runs may be.
+    agent_env = {**{k: v for k, v in full_environment().items() if k != "RAY_AUTH_TOKEN"},
+                 "SNEAKYCODE_STATE_DIR": str(state)}
     if options.sandbox:
         agent_env["SNEAKYCODE_TOOLS__SHELL__SANDBOX"] = "bwrap"
     left = deadline - time.monotonic()
