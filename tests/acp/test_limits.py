@@ -113,3 +113,18 @@ def test_an_editor_answer_over_the_limit_fails_our_request_at_once_and_the_disk_
     assert editor.read_paths  # the editor was asked, and its answer was too long to take
     [told] = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "tool"]
     assert "on disk" in told and "XXXX" not in told
+
+
+def test_the_editor_protocol_listens_on_no_socket_only_its_pipes(ws: Path, server: ScriptedServer) -> None:
+    """Hardening round three, advisory class: `sneakycode acp` opens no local listener (no port, no socket a
+    stranger could connect to); the editor that started it is the only one that can speak to it."""
+    from tests.acp.conftest import Editor
+    from tests.acp.listeners import listening
+
+    async def go() -> list[str]:
+        async with running_agent(Editor(), server) as (conn, process):
+            await initialized(conn)
+            await conn.new_session(cwd=str(ws), mcp_servers=[])
+            return listening(process.pid)
+
+    assert run(go) == []
