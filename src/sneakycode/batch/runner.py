@@ -32,6 +32,8 @@ from sneakycode.process.environment import command_environment, full_environment
 from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import HeadBuffer, supervise
+from sneakycode.session.folders import is_session_id, sessions_root
+from sneakycode.session.transcript import TRANSCRIPT
 
 # What a setup or test command's output keeps in the result: its tail says why it failed.
 OUTPUT_TAIL = 4000
@@ -210,7 +212,8 @@ def _read_agent_json(agent: _Step, state: Path, result: dict[str, Any]) -> None:
     usage = data.get("usage") or {}
     cost = data.get("cost") or {}
     session_id = data.get("session_id")
-    transcript = state / "sessions" / str(session_id) / "transcript.jsonl" if session_id else None
+    named = isinstance(session_id, str) and is_session_id(session_id)  # a name, never a path (session/folders.py)
+    transcript = sessions_root(state) / str(session_id) / TRANSCRIPT if named else None
     result.update(
         status=data.get("status", "error"), message=data.get("result", ""), turns=data.get("turns", 0),
         tokens={"prompt": usage.get("prompt_tokens", 0), "completion": usage.get("completion_tokens", 0),
