@@ -37,7 +37,8 @@ class BoundedLines:
 
     source: ByteSource
     limit: int
-    _rest: bytes = field(default=b"", init=False)
+    _chunk: bytes = field(default=b"", init=False)  # the last chunk read, taken up to `_at`
+    _at: int = field(default=0, init=False)
 
     async def next(self) -> bytes | Overlong | None:
         """The next line, or None at the end of input."""
@@ -45,18 +46,18 @@ class BoundedLines:
         size = 0
         head: bytes | None = None  # set once the line is over the limit: from then on, nothing more is kept
         while True:
-            chunk = self._rest or await self.source.read(READ_CHUNK)
-            self._rest = b""
-            if not chunk:  # the end of input: what came since the last newline is the last line
+            if self._at >= len(self._chunk):
+                self._chunk, self._at = await self.source.read(READ_CHUNK), 0
+            if not self._chunk:  # the end of input: what came since the last newline is the last line
                 if head is not None:
                     return Overlong(size, head)
                 return b"".join(parts) if parts else None
-            newline = chunk.find(b"\n")
-            if newline >= 0:
-                chunk, self._rest = chunk[:newline + 1], chunk[newline + 1:]
-            size += len(chunk)
+            newline = self._chunk.find(b"\n", self._at)
+            end = newline + 1 if newline >= 0 else len(self._chunk)
+            piece, self._at = self._chunk[self._at:end], end
+            size += len(piece)
             if head is None:
-                parts.append(chunk)
+                parts.append(piece)
                 if size - (newline >= 0) > self.limit:
                     head, parts = _first_bytes(parts, HEAD), []
             if newline >= 0:
