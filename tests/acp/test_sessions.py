@@ -3,6 +3,7 @@ the permission modes it can switch, the commands it lists, and the MCP servers i
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from acp import schema, text_block
 
 from sneakycode.testing.server import ScriptedServer
-from tests.acp.conftest import Editor, call, finish, initialized, run, running_agent
+from tests.acp.conftest import Editor, agent_env, call, finish, initialized, run, running_agent
 from tests.extensions.mcp.servers import FIXTURE, alive, pid_in
 
 
@@ -162,3 +163,73 @@ def test_a_slash_command_of_the_editor_face_clears_the_conversation(ws: Path, se
     users = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "user"]
     assert users == ["what number?"]
 
+
+
+def plant_session(folder: Path, ws: Path) -> list[str]:
+    """A session folder outside the state folder, as a hostile file or repository could leave one; its names."""
+    folder.mkdir()
+    (folder / "meta.json").write_text(json.dumps({"id": folder.name, "workspace": str(ws.resolve()),
+                                                  "created": 1.0, "kind": "agent"}))
+    (folder / "transcript.jsonl").write_text(json.dumps(
+        {"type": "message", "time": 1.0, "message": {"role": "user", "content": "planted instructions"}}) + "\n")
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_a_session_id_that_is_a_path_is_refused_and_nothing_outside_the_state_folder_is_loaded(
+        ws: Path, server: ScriptedServer, tmp_path: Path) -> None:
+    """Hardening round three, class 7: a session id is a name, looked up only inside the state folder."""
+    state = tmp_path / "state"
+    (state / "sessions").mkdir(parents=True)  # as any earlier session leaves it, so `..` can be walked
+    planted = tmp_path / "planted"
+    before = plant_session(planted, ws)
+    editor = Editor()
+
+    async def go() -> list[str]:
+        async with running_agent(editor, server, env=agent_env(server, SNEAKYCODE_STATE_DIR=str(state))) as (
+                conn, _process):
+            await initialized(conn)
+            refused = []
+            for session_id in ("../../planted", str(planted), "../planted", "a/b", "x\nrm"):
+                try:
+                    await conn.load_session(cwd=str(ws), session_id=session_id, mcp_servers=[])
+                except Exception as exc:
+                    refused.append(f"{getattr(exc, 'code', '')} {getattr(exc, 'data', '') or exc}")
+                else:
+                    refused.append("loaded")
+            return refused
+
+    refused = run(go)
+    assert all(answer.startswith("-32602") and "not a session id" in answer for answer in refused), refused
+    assert editor.of(schema.UserMessageChunk) == []  # nothing was replayed to the editor
+    assert server.requests == []  # nor sent to the model
+    assert sorted(p.name for p in planted.iterdir()) == before  # nor written there (checkpoints, transcript)
+    assert "planted instructions" in (planted / "transcript.jsonl").read_text()
+    assert len((planted / "transcript.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_mode_that_was_not_offered_is_refused_and_the_mode_stays(ws: Path, server: ScriptedServer) -> None:
+    """Hardening round three, class 11: session/set_mode took `yolo`, which availableModes did not list."""
+    (ws / "a.txt").write_text("a\n")
+    server.add_steps([call("write_file", file_path="a.txt", content="yolo\n"), {"content": "Tried."}])
+    editor = Editor(["reject_once"])
+
+    async def go() -> tuple[list[str], str, Any]:
+        async with running_agent(editor, server) as (conn, _process):
+            await initialized(conn)
+            new = await conn.new_session(cwd=str(ws), mcp_servers=[])
+            offered = [mode.id for mode in new.modes.available_modes]
+            try:
+                await conn.set_session_mode(session_id=new.session_id, mode_id="yolo")
+            except Exception as exc:
+                refused = f"{getattr(exc, 'code', '')} {getattr(exc, 'data', '')}"
+            else:
+                refused = "accepted"
+            answer = await conn.prompt(session_id=new.session_id, prompt=[text_block("write a.txt")])
+            return offered, refused, answer
+
+    offered, refused, answer = run(go)
+    assert "yolo" not in offered
+    assert refused.startswith("-32602") and "'yolo' is not one of default, auto-edit, plan" in refused
+    assert editor.of(schema.CurrentModeUpdate) == []
+    assert answer.stop_reason == "end_turn" and len(editor.asked) == 1  # still asked: the mode stayed default
+    assert (ws / "a.txt").read_text() == "a\n"

@@ -63,3 +63,24 @@ def test_deny_rules_apply_over_mcp(ws: Path) -> None:
     _, results = run_session(ws, [("delete_file", {"file_path": "keep.txt"})])
     assert results[0].is_error and results[0].structured_content["code"] == "permission_denied"
     assert (ws / "keep.txt").exists()
+
+
+def test_mcp_serve_listens_on_no_socket_only_its_pipes(ws: Path) -> None:
+    """Hardening round three, advisory class: `sneakycode mcp serve` speaks only over the pipes of the client
+    that started it; it opens no port or socket another local user could connect to."""
+    import subprocess
+
+    from tests.acp.listeners import listening
+
+    serving = subprocess.Popen([sys.executable, "-m", "sneakycode.cli.main", "mcp", "serve", "--workspace", str(ws)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert serving.stdin is not None and serving.stdout is not None
+    try:
+        serving.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                            b'"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n')
+        serving.stdin.flush()
+        assert b'"id":1' in serving.stdout.readline()  # serving: its listeners (none) are all open
+        assert listening(serving.pid) == []
+    finally:
+        serving.stdin.close()
+        serving.wait(30)

@@ -7,5 +7,6 @@ SneakyCode over stdio, with the official `agent-client-protocol` SDK. Like every
     updates.py   SneakyCode's events as the protocol's session updates (tool kinds, titles, diffs, plans)
     prompt.py    the editor's content blocks as a request (text, files, images)
     wire.py      the stdio transport that answers malformed lines with JSON-RPC errors
+    lines.py     newline-delimited messages read with the 50 MiB bound (a longer line is never held)
     client_fs.py, client_terminal.py   the client's files and terminals, when it offers them
 """

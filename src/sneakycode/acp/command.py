@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, cast
 
-STDIO_LIMIT = 50 * 1024 * 1024  # a line may carry an image: the SDK's own limit
+STDIO_LIMIT = 50 * 1024 * 1024  # a line may carry an image: the SDK's own limit, enforced as it is read
 WIND_DOWN_SECONDS = 5.0  # after the input ends, for answers already under way
 
 
@@ -48,8 +48,8 @@ async def serve(workspace: Path | None) -> None:
     from sneakycode.acp.stdio import protocol_streams
     from sneakycode.acp.wire import StdioWire
 
-    reader, writer = await protocol_streams(STDIO_LIMIT)
-    wire = StdioWire(reader, writer)
+    reader, writer = await protocol_streams()
+    wire = StdioWire(reader, writer, STDIO_LIMIT)
     agent = SneakyAgent(workspace)
     connection = AgentSideConnection(cast(Any, agent), wire, listening=False)  # implements what it offers
     loop = asyncio.get_running_loop()

@@ -196,8 +196,9 @@ class SneakyAgent:
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> schema.SetSessionModeResponse:
         live = self._live(session_id)
         assert live.session is not None
-        if mode_id not in MODES:
-            raise RequestError.invalid_params({"modeId": f"{mode_id!r} is not one of {', '.join(OFFERED_MODES)}"})
+        offered = [mode.id for mode in self._modes(live).available_modes]
+        if mode_id not in offered:  # yolo only when it is already in force (--mode or the settings), never asked
+            raise RequestError.invalid_params({"modeId": f"{mode_id!r} is not one of {', '.join(offered)}"})
         live.session.agent.set_mode(mode_id)
         live.post(schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id))
         return schema.SetSessionModeResponse()

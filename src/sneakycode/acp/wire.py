@@ -2,6 +2,11 @@
 answered instead of dropped: unparsable JSON gets a Parse error (-32700), a JSON value that is not a request,
 notification or response gets an Invalid Request (-32600), both with id null as JSON-RPC 2.0 requires. The SDK's
 transport logs and skips such a line, so a client waiting on it would wait for ever.
+
+A line over the limit (50 MiB, the SDK's own) is dropped as it is read, never held (see lines.py), and
+answered with an Invalid Request naming the request's id when its first bytes hold it. When it was the
+client's answer to one of our requests (a huge file read from the editor), that request fails with the same
+error instead of waiting for ever.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import contextlib
 import json
 from typing import Any
 
+from sneakycode.acp.lines import BoundedLines, ByteSource, Overlong, head_members
 from sneakycode.acp.stdio import ByteSink
 
 PARSE_ERROR = -32700
@@ -42,10 +48,11 @@ def problem_with(message: Any) -> dict[str, Any] | None:
 
 
 class StdioWire:
-    """The SDK's Transport (send, receive, close) over asyncio byte streams."""
+    """The SDK's Transport (send, receive, close) over asyncio byte streams; lines of at most `limit` bytes."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: ByteSink) -> None:
-        self.reader = reader
+    def __init__(self, reader: ByteSource, writer: ByteSink, limit: int) -> None:
+        self.lines = BoundedLines(reader, limit)
+        self.limit = limit
         self.writer = writer
         self._writing = asyncio.Lock()
         self._closed = False
@@ -61,8 +68,13 @@ class StdioWire:
     async def receive(self) -> dict[str, Any] | None:
         while True:
             line = await self._line()
-            if not line:
+            if line is None:
                 return None
+            if isinstance(line, Overlong):
+                ours = await self._dropped(line)
+                if ours is not None:
+                    return ours
+                continue
             if not line.strip():
                 continue
             try:
@@ -80,20 +92,26 @@ class StdioWire:
         with contextlib.suppress(ConnectionError, OSError):
             await self.send(error)
 
-    async def _line(self) -> bytes:
-        chunks: list[bytes] = []
+    async def _line(self) -> bytes | Overlong | None:
         try:
-            while True:
-                try:
-                    chunks.append(await self.reader.readuntil(b"\n"))
-                    return b"".join(chunks)
-                except asyncio.LimitOverrunError as exc:  # a long line (an image): keep reading it
-                    chunks.append(await self.reader.readexactly(exc.consumed))
-        except asyncio.IncompleteReadError as exc:
-            chunks.append(exc.partial)
-            return b"".join(chunks)
+            return await self.lines.next()
         except (ConnectionError, OSError):
-            return b""
+            return None
+
+    async def _dropped(self, line: Overlong) -> dict[str, Any] | None:
+        """Answers a line over the limit; returns the error our own request gets when it was the client's
+        answer to one of ours."""
+        members = head_members(line.head)
+        request_id = members.get("id")
+        if not isinstance(request_id, (int, str)) or isinstance(request_id, bool):
+            request_id = None
+        error = _error(INVALID_REQUEST, f"Invalid Request: the message is {line.size} bytes, over the limit of "
+                                        f"{self.limit} bytes ({self.limit >> 20} MiB); it was dropped unread",
+                       request_id)
+        if request_id is not None and "method" not in members and ("result" in members or "error" in members):
+            return error
+        await self._answer(error)
+        return None
 
     async def close(self) -> None:
         if self._closed:

@@ -7,12 +7,15 @@ from pathlib import Path
 from sneakycode.api.options import Options
 from sneakycode.config import LoadedSettings, load_settings
 from sneakycode.errors import ConfigError
+from sneakycode.session.folders import checked_session_id
 
 
 def load_options(options: Options, *, state_dir: Path | None = None) -> LoadedSettings:
     """The settings for `options.workspace` (default: the current folder); a ConfigError when that folder
     does not exist or a layer is wrong, so no session starts on a workspace that is not there. `state_dir`
     (an isolated session's temporary folder) is used when the options name none."""
+    if options.resume is not None:  # a name, before anything is read or written (see session/folders.py)
+        checked_session_id(options.resume)
     workspace = options.workspace_path()
     if workspace is not None and not workspace.is_dir():
         raise ConfigError(f"the workspace {str(workspace)!r} is not a directory")

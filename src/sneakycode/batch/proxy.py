@@ -7,7 +7,10 @@ retried here, so the agent never spends its own retries or turns on it. A file-l
 the agent itself to know about batches; the proxy needs nothing from it.
 
 Each upstream endpoint gets a route key: `http://127.0.0.1:PORT/KEY/<path>` goes to `ORIGIN/<path>`, so
-a preset's info endpoints beside /v1 (Ollama's /api/show, llama.cpp's /props) keep working. The body of the
+a preset's info endpoints beside /v1 (Ollama's /api/show, llama.cpp's /props) keep working. The key is the
+batch's secret (192 random bits, handed to each agent in its environment, never on a command line that any
+local user can read in /proc): a request without it is refused with 403, so another user or program on the
+machine cannot spend the batch's rate limit or reach its endpoints through the proxy. The body of the
 answer is passed through as it arrives, so streamed replies stream.
 """
 
@@ -29,6 +32,7 @@ HOP_BY_HOP = frozenset({
     "transfer-encoding", "upgrade", "host", "content-length",
 })  # fmt: skip
 MAX_THROTTLED_TRIES = 8
+ROUTE_KEY_BYTES = 24
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -71,9 +75,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _forward(self, method: str) -> None:
         proxy = self.server.proxy
         key, _, rest = self.path.lstrip("/").partition("/")
-        origin = proxy.origins.get(key)
-        if origin is None:
-            self._reply_error(404, f"batch proxy: no upstream for {self.path}")
+        origin = proxy.origin_for(key)
+        if origin is None:  # the path is not echoed: it may be someone's guess at a key
+            self._reply_error(403, "batch proxy: this address needs the batch's key")
             return
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
@@ -148,9 +152,16 @@ class ModelProxy:
         with self._lock:
             key = next((k for k, o in self.origins.items() if o == origin), None)
             if key is None:
-                key = secrets.token_hex(4)
+                key = secrets.token_urlsafe(ROUTE_KEY_BYTES)
                 self.origins[key] = origin
         return f"http://127.0.0.1:{self._server.server_address[1]}/{key}{parts.path}"
+
+    def origin_for(self, key: str) -> str | None:
+        """The upstream a route key stands for; every key is compared in constant time (it is a secret)."""
+        with self._lock:
+            found = [origin for known, origin in self.origins.items()
+                     if secrets.compare_digest(known.encode(), key.encode())]
+        return found[0] if found else None
 
     def client(self, origin: str) -> httpx2.Client:
         with self._lock:

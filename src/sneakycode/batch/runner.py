@@ -32,6 +32,8 @@ from sneakycode.process.environment import command_environment, full_environment
 from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import HeadBuffer, supervise
+from sneakycode.session.folders import is_session_id, sessions_root
+from sneakycode.session.transcript import TRANSCRIPT
 
 # What a setup or test command's output keeps in the result: its tail says why it failed.
 OUTPUT_TAIL = 4000
@@ -111,8 +113,10 @@ def _shell_step(name: str, command: str, copy: TaskCopy, options: RunOptions, ti
     return step
 
 
-def agent_argv(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left: float) -> list[str]:
-    """The `-p` command line of a task: the proxy as base_url, and the task's budgets and overrides."""
+def agent_command(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left: float) -> tuple[
+        list[str], dict[str, str]]:
+    """The `-p` command line of a task with the task's budgets and overrides, and the environment that gives it
+    the proxy as base_url (the route holds the batch's key: a command line is readable by every local user)."""
     from sneakycode.agent.model.providers import resolve_model_config
 
     flags = {key: value for key, value in {"provider": task.provider, "model": task.model,
@@ -121,12 +125,12 @@ def agent_argv(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_left
     # -P: the task's repository is the working folder, and a `sneakycode/` folder in it must not be imported.
     argv = [sys.executable, "-P", "-m", "sneakycode.cli.main", "-p", "-", "--yes", "--output-format", "json",
             "--workspace", str(copy.path), "--provider", config.provider, "--model", config.model,
-            "--base-url", options.route(config.base_url), "--timeout", f"{max(seconds_left, 1.0):.1f}"]  # fmt: skip
+            "--timeout", f"{max(seconds_left, 1.0):.1f}"]  # fmt: skip
     for flag, value in (("--max-turns", task.max_turns), ("--max-tokens", task.max_tokens),
                         ("--max-cost", task.max_cost), ("--mode", task.permissions)):  # fmt: skip
         if value is not None:
             argv += [flag, str(value)]
-    return argv
+    return argv, {"SNEAKYCODE_BASE_URL": options.route(config.base_url)}
 
 
 def run_task(task: TaskSpec, options: RunOptions, cancel: threading.Event) -> dict[str, Any]:
@@ -170,13 +174,16 @@ def _run(task: TaskSpec, copy: TaskCopy, options: RunOptions, cancel: threading.
     if cancel.is_set():
         return
     state = session_state_dir(options.out_dir, task.id)
-    agent_env = {**full_environment(), "SNEAKYCODE_STATE_DIR": str(state)}
+    # Without the local Ray's token (executors/ray.py): an agent is no Ray client, and nothing it runs may be.
+    agent_env = {**{k: v for k, v in full_environment().items() if k != "RAY_AUTH_TOKEN"},
+                 "SNEAKYCODE_STATE_DIR": str(state)}
     if options.sandbox:
         agent_env["SNEAKYCODE_TOOLS__SHELL__SANDBOX"] = "bwrap"
         if task.sandbox_hide:  # a TOML array (JSON's strings are TOML's); config files' lists add to it
             agent_env["SNEAKYCODE_TOOLS__SHELL__SANDBOX_HIDE"] = json.dumps(list(task.sandbox_hide))
     left = deadline - time.monotonic()
-    agent = _run_step(agent_argv(task, copy, options, left), copy.path, agent_env, left + TIMEOUT_GRACE, cancel,
+    argv, routed = agent_command(task, copy, options, left)
+    agent = _run_step(argv, copy.path, {**agent_env, **routed}, left + TIMEOUT_GRACE, cancel,
                       stdin=task.prompt.encode(), grace=CANCEL_GRACE)  # fmt: skip
     result["agent_seconds"] = round(agent.seconds, 3)
     _read_agent_json(agent, state, result)
@@ -209,7 +216,8 @@ def _read_agent_json(agent: _Step, state: Path, result: dict[str, Any]) -> None:
     usage = data.get("usage") or {}
     cost = data.get("cost") or {}
     session_id = data.get("session_id")
-    transcript = state / "sessions" / str(session_id) / "transcript.jsonl" if session_id else None
+    named = isinstance(session_id, str) and is_session_id(session_id)  # a name, never a path (session/folders.py)
+    transcript = sessions_root(state) / str(session_id) / TRANSCRIPT if named else None
     result.update(
         status=data.get("status", "error"), message=data.get("result", ""), turns=data.get("turns", 0),
         tokens={"prompt": usage.get("prompt_tokens", 0), "completion": usage.get("completion_tokens", 0),

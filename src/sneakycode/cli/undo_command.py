@@ -23,7 +23,10 @@ def run_undo_command(args: argparse.Namespace) -> int:
         return config_error_exit("undo", exc)
     states = state_dir(loaded.settings)
     if args.session:
-        info = load_session(states, args.session)
+        try:
+            info = load_session(states, args.session)
+        except ConfigError as exc:
+            return config_error_exit("undo", exc)
         if info is None:
             print(f"sneakycode undo: there is no session {args.session!r}", file=sys.stderr)
             return ExitCode.FAILURE

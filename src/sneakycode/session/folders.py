@@ -4,17 +4,29 @@ A session folder holds `meta.json` (id, workspace, start time), the agent transc
 and saved command outputs. Ids sort by creation time, so "the latest session of this workspace" is the
 greatest id whose meta names that workspace. A state folder that cannot hold sessions (a file in its
 place, no write permission) is a ConfigError naming the folder, like any other setting that does not work.
+
+A session id is a name, never a path: every id that comes from outside (--resume, ACP session/load, the api's
+`resume`, `undo`/`rewind --session`) goes through `checked_session_id`, and a session is looked up only as a
+folder directly inside the sessions folder, so `../elsewhere` or `/tmp/planted` cannot make SneakyCode replay,
+send to the model or write checkpoints into a transcript planted outside the state folder.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from sneakycode.errors import ConfigError
+from sneakycode.workspace.paths import contains
+
+# What new_session makes (20261207-101241-123456-ab12) and any other plain name: letters, digits, `_`, `.`, `-`,
+# starting with a letter or digit (so never `.`, `..` or a hidden name), no separator, at most 100 characters.
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 
 
 @dataclass(frozen=True)
@@ -52,13 +64,40 @@ def unusable_state(folder: Path, exc: OSError) -> ConfigError:
     )
 
 
+def is_session_id(text: str) -> bool:
+    return SESSION_ID.fullmatch(text) is not None
+
+
+def checked_session_id(text: str) -> str:
+    """`text` when it is a session id; a ConfigError saying what an id looks like when it is not (a path,
+    `..`, a separator, a control character)."""
+    if not is_session_id(text):
+        raise ConfigError(
+            f"{text[:120]!r} is not a session id: an id is a name like 20261207-101241-123456-ab12 (letters, digits, "
+            "'_', '.', '-'), never a path; `sneakycode sessions` lists them"
+        )
+    return text
+
+
 def load_session(state_root: Path, session_id: str) -> SessionInfo | None:
-    folder = sessions_root(state_root) / session_id
+    """The session named `session_id` in the state folder, or None when there is none; a ConfigError when
+    `session_id` is not an id at all."""
+    return _session_in(sessions_root(state_root), checked_session_id(session_id))
+
+
+def _session_in(root: Path, name: str) -> SessionInfo | None:
+    """The session folder `name` directly inside `root`: not a link that leads elsewhere, and its meta.json
+    names the same id (a copied or planted meta cannot pass for another session)."""
+    folder = root / name
     try:
+        if not contains(Path(os.path.realpath(root)), Path(os.path.realpath(folder))):
+            return None
         meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        if not isinstance(meta, dict) or meta.get("id") != name:
+            return None
+        return SessionInfo(name, folder, Path(meta["workspace"]), float(meta["created"]))
+    except (OSError, ValueError, KeyError, TypeError):
         return None
-    return SessionInfo(meta["id"], folder, Path(meta["workspace"]), float(meta["created"]))
 
 
 def list_sessions(state_root: Path, workspace: Path | None = None) -> list[SessionInfo]:
@@ -72,7 +111,7 @@ def list_sessions(state_root: Path, workspace: Path | None = None) -> list[Sessi
         raise unusable_state(root, exc) from None
     found = []
     for folder in folders:
-        info = load_session(state_root, folder.name)
+        info = _session_in(root, folder.name) if is_session_id(folder.name) else None
         if info is not None and (workspace is None or info.workspace == workspace):
             found.append(info)
     return found

@@ -7,11 +7,19 @@ path on a filesystem every node shares, like the output folder.
 
 Each Ray task runs its own model proxy (see proxy.py) in the worker process, which books slots with the
 actor, so the limiter is shared cluster-wide while requests go straight from the worker to the provider.
+
+A local Ray listens on every address of the machine (its design) and runs whatever code a client sends
+(CVE-2023-48022), so it is started only with Ray's token authentication: Ray 2.59 or later turns it on for a
+local start, and the token is a fresh secret of this batch, given to Ray's processes in their environment
+(not ~/.ray/auth_token, which outlives the batch). A cluster joined with --ray-address is its owner's to
+secure.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,6 +32,7 @@ from sneakycode.batch.spec import TaskSpec
 from sneakycode.errors import ConfigError
 
 POLL_SECONDS = 0.2
+TOKEN_AUTH_SINCE = (2, 59)  # the first Ray that turns token authentication on for a local ray.init()
 
 
 class _ActorLimiter:
@@ -67,6 +76,29 @@ def _ray_entry(task_data: dict[str, Any], out_dir: str, sandbox: bool, timeout: 
     return box[0]
 
 
+def start_local_ray(num_cpus: int) -> None:
+    """Start a Ray on this machine that answers only clients holding this batch's token (a ConfigError when
+    the installed Ray cannot, or token authentication was turned off)."""
+    import ray
+
+    found = re.match(r"(\d+)\.(\d+)", ray.__version__)
+    if found is None or (int(found[1]), int(found[2])) < TOKEN_AUTH_SINCE:
+        raise ConfigError(
+            f"--executor ray starts a local Ray only with token authentication, which Ray {ray.__version__} does "
+            "not turn on by itself: pip install -U 'ray>=2.59', or join a cluster you secured with --ray-address"
+        )
+    if os.environ.get("RAY_AUTH_MODE", "token").lower() != "token":
+        raise ConfigError(
+            f"RAY_AUTH_MODE={os.environ['RAY_AUTH_MODE']} would start a local Ray that anyone who can reach this "
+            "machine could run code on; unset it, or join a cluster you secured with --ray-address"
+        )
+    # RAY_AUTH_MODE stays unset: Ray then enables token mode itself, in this process too (set here, a Ray
+    # already imported would keep its old mode and fail to reach its own servers).
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_urlsafe(32)
+    os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
+    ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+
+
 def run_ray(job: ExecutorJob, address: str | None) -> dict[str, Any]:
     """Run the job's tasks on Ray, at most `job.workers` at a time; returns the limiter's counters."""
     try:
@@ -79,8 +111,7 @@ def run_ray(job: ExecutorJob, address: str | None) -> dict[str, Any]:
         ray.init(address=address, log_to_driver=False, ignore_reinit_error=True)
     else:
         # Logical CPUs: a task mostly waits on the model, so `workers` tasks may share fewer cores.
-        ray.init(num_cpus=max(1, round(job.workers * cpus)), include_dashboard=False, log_to_driver=False,
-                 ignore_reinit_error=True)  # fmt: skip
+        start_local_ray(max(1, round(job.workers * cpus)))
     try:
         actor = ray.remote(RateLimiter).options(num_cpus=0).remote(
             job.settings.requests_per_minute, job.settings.tokens_per_minute

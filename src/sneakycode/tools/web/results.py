@@ -1,4 +1,5 @@
-"""What becomes of a backend's hits before the model sees them: URLs without tracking parameters, duplicates
+"""What becomes of a backend's hits before the model sees them: URLs without tracking parameters and with no
+character that could break the list's lines, colour a terminal or reorder text (percent-encoded), duplicates
 dropped, denied and out-of-scope domains left out, text cleaned of markup, and a numbered list that fits the
 output limit."""
 
@@ -6,10 +7,11 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
-from urllib.parse import unquote_plus, urlsplit, urlunsplit
+from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
 from sneakycode.tools.web.cache import Hit
 
@@ -25,6 +27,24 @@ SNIPPET_CHARS = 400
 URL_CHARS = 600
 _TAG = re.compile(r"<[^>]{0,300}>")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+# Control (Cc: newlines, escapes), format (Cf: bidi overrides, zero-width) and separator (Z*: spaces) characters:
+# no URL holds them raw (RFC 3986 has them percent-encoded), and on the model's or a terminal's screen they
+# would start a line of their own, colour it or reorder it.
+_UNSAFE_IN_URL = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+
+
+def printable_url(url: str) -> str | None:
+    """The URL with every control, format or space character percent-encoded (as UTF-8), so it shows as one
+    line of what it is; None when its host holds one (no site is named so; a percent sign in a search hit's
+    host is nothing else) or it cannot be parsed."""
+    shown = "".join(quote(char, safe="") if unicodedata.category(char) in _UNSAFE_IN_URL else char for char in url)
+    try:
+        host = urlsplit(shown).netloc
+    except ValueError:
+        return None
+    return None if "%" in host else shown
 
 
 def without_tracking(url: str) -> str:
@@ -115,8 +135,10 @@ def select(
     seen: set[str] = set()
     counts = {"denied": 0, "outside": 0, "duplicates": 0}
     for hit in raw:
-        url = without_tracking(hit.url.strip())
-        if len(url) > URL_CHARS or not host_of(url):
+        url = printable_url(hit.url.strip())
+        if url is not None:
+            url = without_tracking(url)
+        if url is None or len(url) > URL_CHARS or not host_of(url):
             continue
         if denied(url) is not None:
             counts["denied"] += 1
