@@ -56,7 +56,7 @@ def render_text(review: Review, fail_on: str) -> str:
 def render_github(review: Review) -> str:
     """Workflow commands: the summary and each note as a notice, each finding as an annotation on its lines."""
     lines = [_command("notice", {"title": "SneakyCode review"}, review.summary)]
-    lines += [_command("warning", {"title": "SneakyCode review"}, note) for note in review.notes]
+    lines += [_command("notice", {"title": "SneakyCode review"}, note) for note in review.notes]
     for finding in review.findings:
         properties = {"file": finding["path"], "line": str(finding["line"])}
         if "end_line" in finding:
