@@ -5,29 +5,52 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: run test test-slow conformance lint bench docs clean
+.PHONY: install run test test-slow smoke dist conformance lint bench docs clean
 
+# pip 23.3 or newer matches extras by their normalised names (PEP 685); older pips warn that lxml "does not
+# provide the extra 'html_clean'" that trafilatura's justext asks for.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade 'pip>=23.3'
 	$(PIP) install -e .
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade 'pip>=23.3'
 	$(PIP) install -e '.[dev]'
 	touch $(VENV)/.installed $@
 
+# `sneakycode` on your PATH, in an environment of its own: uv tool, pipx, or a private venv under
+# $(PREFIX)/share/sneakycode linked into $(PREFIX)/bin (scripts/install.sh says which it used). Needs no .venv.
+PREFIX ?= $(HOME)/.local
+install:
+	PREFIX='$(PREFIX)' PYTHON='$(PYTHON)' scripts/install.sh
+
+# SneakyCode from the clone, on the clone itself (for working on SneakyCode; `make install` is for your projects).
 run: $(VENV)/.installed
 	$(VENV)/bin/sneakycode
 
 # `make test` needs nothing beside the clone; the suites built from ../shared/data run in `make conformance`.
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -n 2 -q --ignore=tests/conformance -m "not slow"
+	$(PY) -m pytest -n 2 -q --ignore=tests/conformance --ignore=tests/smoke -m "not slow"
 
 # The suites marked slow (every eval task's reference solution, the whole suite answered "Done.", the 1 GB
 # job): .ci/run runs them after `make test`, so the edit-test loop stays short.
 test-slow: $(VENV)/.installed-dev
-	$(PY) -m pytest -n 2 -q --ignore=tests/conformance -m slow
+	$(PY) -m pytest -n 2 -q --ignore=tests/conformance --ignore=tests/smoke -m slow
+
+# The release as a user gets it: the sdist and the wheel built from it, checked by twine; the wheel installed
+# without extras into a venv of its own (.smoke/), and tests/smoke run against that copy's `sneakycode`.
+dist: $(VENV)/.installed-dev
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	$(PY) -m twine check --strict dist/*
+
+smoke: dist
+	rm -rf .smoke
+	SNEAKYCODE_INSTALLER=venv PREFIX='$(CURDIR)/.smoke' PYTHON='$(PYTHON)' scripts/install.sh dist/*.whl
+	SNEAKYCODE_SMOKE_BIN='$(CURDIR)/.smoke/bin/sneakycode' $(PY) -m pytest -q -p no:cacheprovider tests/smoke
 
 conformance: $(VENV)/.installed-dev
 	$(PY) -m pytest -q tests/conformance
@@ -47,4 +70,4 @@ docs: $(VENV)/.installed-dev
 	$(PY) -m sneakycode.docs
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .smoke dist
