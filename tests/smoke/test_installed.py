@@ -12,7 +12,7 @@ from typing import Any
 from sneakycode.testing.server import ScriptedServer
 from tests.smoke.conftest import run_installed
 
-BROKEN = 'def total(prices):\n    return sum(p for p in prices\n'
+BROKEN_BODY = "    return sum(p for p in prices\n"  # an unclosed parenthesis
 
 
 def project(root: Path) -> Path:
@@ -38,7 +38,7 @@ def test_the_installed_copy_is_not_this_checkout_and_names_its_commit(installed:
 def test_p_edits_a_python_file_and_reports_the_syntax_error_it_made(installed: Path, tmp_path: Path) -> None:
     ws = project(tmp_path)
     steps = [call("read_file", file_path="shop.py"),
-             call("str_replace", file_path="shop.py", old_str="    return sum(prices)\n", new_str=BROKEN.split("\n", 1)[1]),
+             call("str_replace", file_path="shop.py", old_str="    return sum(prices)\n", new_str=BROKEN_BODY),
              call("finish", message="Edited.")]
     with ScriptedServer(steps) as server:
         result = run_installed(installed, "-p", "break it", "--yes", "--base-url", server.base_url, "--model", "m",
