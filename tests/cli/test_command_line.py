@@ -78,3 +78,11 @@ def test_c_continues_the_latest_session(ws: Path) -> None:
         result = run_cli("-p", "what was it?", "-c", *flags, env=ENV, stdin="")
         assert result.code == 0, result.stderr
         assert "remember 42" in str(chat_requests(server)[1]["messages"])
+
+
+def test_tool_list_includes_the_code_tool(ws: Path) -> None:
+    from sneakycode.tools.registry import known_tools
+
+    listed = run_cli("tool", "--list", cwd=ws).stdout.splitlines()
+    assert [line.split("\t")[0] for line in listed] == [t.name for t in known_tools()]
+    assert any(line.startswith("code\tauto\t") and "language server" in line for line in listed)

@@ -325,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if name == "eval":
         from sneakycode.cli.eval_command import run_eval_command
 
+        wipe_arguments([args.api_key])
         return run_eval_command(args)
     if name == "review":
         from sneakycode.cli.review_command import run_review_command
