@@ -1,35 +1,45 @@
-"""The README's claims a reader checks first, against the code (issue 37: "Sixteen tools" left out `task`)."""
+"""The README's and guides' claims a reader checks first, against the code (issue 37: interactive.md and
+terminal.md each had a slash-command table, and they disagreed; docs/README.md listed a page twice). The
+README's tool list and count are checked in tests/test_docs.py."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from sneakycode.agent.subagents import TASK_TOOL
 from sneakycode.cli.main import SUBCOMMANDS
-from sneakycode.tools.registry import known_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-NUMBERS = {"fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
-
-
-def section(title: str) -> str:
-    found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## )", README, re.MULTILINE | re.DOTALL)
-    assert found is not None, title
-    return found.group(1)
-
-
-def test_the_tools_section_names_every_tool_and_counts_them() -> None:
-    text = section("The tools")
-    named = set(re.findall(r"`([a-z_]+)`", text))
-    tools = {t.name for t in known_tools()} | {TASK_TOOL}
-    assert named == tools
-    count = re.match(r"\s*(\w+) tools:", text)
-    assert count is not None and NUMBERS[count.group(1).lower()] == len(tools)
 
 
 def test_every_subcommand_the_readme_shows_exists() -> None:
     shown = set(re.findall(r"^\s*(?:\$ )?sneakycode ([a-z]+)\b", README, re.MULTILINE))
     assert shown, "no command examples found"
     assert shown <= set(SUBCOMMANDS), shown - set(SUBCOMMANDS)
+
+
+def test_terminal_md_lists_exactly_the_slash_commands_and_interactive_md_has_no_second_table() -> None:
+    from sneakycode.cli.ui.commands import COMMANDS
+
+    terminal = (ROOT / "docs" / "terminal.md").read_text(encoding="utf-8")
+    table = terminal[terminal.index("## Slash commands"):]
+    table = table[:table.index("\n## ")]
+    rows = [line for line in table.splitlines() if line.startswith("| `/")]
+    listed = {name for row in rows for name in re.findall(r"`/([a-z]+)", row.split(" | ")[0])}
+    assert listed == set(COMMANDS)
+    interactive = (ROOT / "docs" / "interactive.md").read_text(encoding="utf-8")
+    assert not [line for line in interactive.splitlines() if line.startswith("| `/")]
+    assert "terminal.md#slash-commands" in interactive
+
+
+def test_the_docs_index_lists_each_guide_once() -> None:
+    index = (ROOT / "docs" / "README.md").read_text(encoding="utf-8")
+    pages = re.findall(r"^\| \[([a-z-]+\.md)\]", index, re.MULTILINE)
+    assert len(pages) == len(set(pages)), sorted(p for p in pages if pages.count(p) > 1)
+
+
+def test_no_leftover_merge_markers_in_the_guides() -> None:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r"^(<<<<<<<|>>>>>>>|=======$)|keep\s+this marker", text, re.MULTILINE), page.name
