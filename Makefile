@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: install run test test-slow smoke dist conformance lint bench docs clean
+.PHONY: install run test test-slow smoke dist publish conformance lint bench docs clean
 
 # pip 23.3 or newer matches extras by their normalised names (PEP 685); older pips warn that lxml "does not
 # provide the extra 'html_clean'" that trafilatura's justext asks for.
@@ -46,6 +46,10 @@ dist: $(VENV)/.installed-dev
 	rm -rf dist
 	$(PY) -m build --outdir dist .
 	$(PY) -m twine check --strict dist/*
+
+# Publishing is this one command once `make smoke` passed (twine asks for, or reads, the PyPI token).
+publish: dist
+	$(PY) -m twine upload dist/*
 
 smoke: dist
 	rm -rf .smoke

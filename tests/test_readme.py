@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from sneakycode.cli.main import SUBCOMMANDS
+from sneakycode.version import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -43,3 +44,12 @@ def test_no_leftover_merge_markers_in_the_guides() -> None:
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         text = page.read_text(encoding="utf-8")
         assert not re.search(r"^(<<<<<<<|>>>>>>>|=======$)|keep\s+this marker", text, re.MULTILINE), page.name
+
+
+def test_the_changelog_has_a_section_for_this_version() -> None:
+    """A release says what a user notices (issue 37): CHANGELOG.md has this version's section, or Unreleased
+    on top while it is being written."""
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## (\S+)", changelog, re.MULTILINE)
+    assert __version__ in versions
+    assert versions[0] in ("Unreleased", __version__)
