@@ -148,7 +148,7 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
     if args.input_format != "stream-json" or result.status in STOPPING:
         result.jobs = session.job_summaries()  # as the end of the session left them (killed)
         report(args.output_format, sink, result.to_dict(), killed)
-    return code
+    return ExitCode.INTERRUPTED if sink.reader_gone else code
 
 
 def _exit_code(result: Result) -> ExitCode:
