@@ -42,16 +42,24 @@ test-slow: $(VENV)/.installed-dev
 
 # The release as a user gets it: the sdist and the wheel built from it, checked by twine; the wheel installed
 # without extras into a venv of its own (.smoke/), and tests/smoke run against that copy's `sneakycode`.
-dist: $(VENV)/.installed-dev
+# build and twine live in a venv of their own (.release/): twine brings keyring, and with keyring importable
+# the dev venv's first-run setup would offer to save keys in it.
+RELEASE := .release
+$(RELEASE)/.installed:
+	test -x $(RELEASE)/bin/python || $(PYTHON) -m venv $(RELEASE)
+	$(RELEASE)/bin/python -m pip --disable-pip-version-check -q install --upgrade 'pip>=23.3' 'build>=1.2' 'twine>=5'
+	touch $@
+
+dist: $(RELEASE)/.installed
 	rm -rf dist
-	$(PY) -m build --outdir dist .
-	$(PY) -m twine check --strict dist/*
+	$(RELEASE)/bin/python -m build --outdir dist .
+	$(RELEASE)/bin/python -m twine check --strict dist/*
 
 # Publishing is this one command once `make smoke` passed (twine asks for, or reads, the PyPI token).
 publish: dist
-	$(PY) -m twine upload dist/*
+	$(RELEASE)/bin/python -m twine upload dist/*
 
-smoke: dist
+smoke: dist $(VENV)/.installed-dev
 	rm -rf .smoke
 	SNEAKYCODE_INSTALLER=venv PREFIX='$(CURDIR)/.smoke' PYTHON='$(PYTHON)' scripts/install.sh dist/*.whl
 	SNEAKYCODE_SMOKE_BIN='$(CURDIR)/.smoke/bin/sneakycode' $(PY) -m pytest -q -p no:cacheprovider tests/smoke
@@ -74,4 +82,4 @@ docs: $(VENV)/.installed-dev
 	$(PY) -m sneakycode.docs
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .smoke dist
+	rm -rf $(VENV) $(RELEASE) .pytest_cache .mypy_cache .ruff_cache .smoke dist
