@@ -5,29 +5,64 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 
-.PHONY: run test test-slow conformance lint bench docs clean
+.PHONY: install run test test-slow smoke dist publish conformance lint bench docs clean
 
+# pip 23.3 or newer matches extras by their normalised names (PEP 685); older pips warn that lxml "does not
+# provide the extra 'html_clean'" that trafilatura's justext asks for.
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade 'pip>=23.3'
 	$(PIP) install -e .
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade 'pip>=23.3'
 	$(PIP) install -e '.[dev]'
 	touch $(VENV)/.installed $@
 
+# `sneakycode` on your PATH, in an environment of its own: uv tool, pipx, or a private venv under
+# $(PREFIX)/share/sneakycode linked into $(PREFIX)/bin (scripts/install.sh says which it used). Needs no .venv.
+PREFIX ?= $(HOME)/.local
+install:
+	PREFIX='$(PREFIX)' PYTHON='$(PYTHON)' scripts/install.sh
+
+# SneakyCode from the clone, on the clone itself (for working on SneakyCode; `make install` is for your projects).
 run: $(VENV)/.installed
 	$(VENV)/bin/sneakycode
 
 # `make test` needs nothing beside the clone; the suites built from ../shared/data run in `make conformance`.
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest -n 2 -q --ignore=tests/conformance -m "not slow"
+	$(PY) -m pytest -n 2 -q --ignore=tests/conformance --ignore=tests/smoke -m "not slow"
 
 # The suites marked slow (every eval task's reference solution, the whole suite answered "Done.", the 1 GB
 # job): .ci/run runs them after `make test`, so the edit-test loop stays short.
 test-slow: $(VENV)/.installed-dev
-	$(PY) -m pytest -n 2 -q --ignore=tests/conformance -m slow
+	$(PY) -m pytest -n 2 -q --ignore=tests/conformance --ignore=tests/smoke -m slow
+
+# The release as a user gets it: the sdist and the wheel built from it, checked by twine; the wheel installed
+# without extras into a venv of its own (.smoke/), and tests/smoke run against that copy's `sneakycode`.
+# build and twine live in a venv of their own (.release/): twine brings keyring, and with keyring importable
+# the dev venv's first-run setup would offer to save keys in it.
+RELEASE := .release
+$(RELEASE)/.installed:
+	test -x $(RELEASE)/bin/python || $(PYTHON) -m venv $(RELEASE)
+	$(RELEASE)/bin/python -m pip --disable-pip-version-check -q install --upgrade 'pip>=23.3' 'build>=1.2' 'twine>=5'
+	touch $@
+
+dist: $(RELEASE)/.installed
+	rm -rf dist
+	$(RELEASE)/bin/python -m build --outdir dist .
+	$(RELEASE)/bin/python -m twine check --strict dist/*
+
+# Publishing is this one command once `make smoke` passed (twine asks for, or reads, the PyPI token).
+publish: dist
+	$(RELEASE)/bin/python -m twine upload dist/*
+
+smoke: dist $(VENV)/.installed-dev
+	rm -rf .smoke
+	SNEAKYCODE_INSTALLER=venv PREFIX='$(CURDIR)/.smoke' PYTHON='$(PYTHON)' scripts/install.sh dist/*.whl
+	SNEAKYCODE_SMOKE_BIN='$(CURDIR)/.smoke/bin/sneakycode' $(PY) -m pytest -q -p no:cacheprovider tests/smoke
 
 conformance: $(VENV)/.installed-dev
 	$(PY) -m pytest -q tests/conformance
@@ -47,4 +82,4 @@ docs: $(VENV)/.installed-dev
 	$(PY) -m sneakycode.docs
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(RELEASE) .pytest_cache .mypy_cache .ruff_cache .smoke dist

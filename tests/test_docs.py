@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from sneakycode.agent.subagents import TASK_TOOL
 from sneakycode.config import Settings
 from sneakycode.docs import PAGES, main, render_config_markdown, render_tools_markdown, stale_pages
 from sneakycode.errors import ERROR_DOCS, ErrorCode
@@ -18,10 +19,12 @@ REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 README = REPO / "README.md"
 PAGES_WITH_LINKS = [README, *sorted(DOCS.glob("*.md"))]
-# The two commands a newcomer needs, exactly as they have always read.
+# The commands a newcomer needs: SneakyCode on PATH, then in their own project (issue 37: `make run` started
+# it in the clone, and `sneakycode` was "command not found"); and the test suite.
 QUICKSTART = (
-    "make run     # creates .venv if missing, installs SneakyCode, starts it in the current directory",
-    "make test    # creates .venv with the dev extras if missing, runs the whole test suite",
+    "make install                  # puts `sneakycode` on your PATH, in an environment of its own",
+    "cd ~/your-project && sneakycode",
+    "make test    # creates .venv with the dev extras if missing, runs the test suite",
 )
 
 
@@ -142,7 +145,8 @@ def test_readme_names_every_built_in_tool_and_counts_them() -> None:
     section = README.read_text(encoding="utf-8").split("\n## The tools\n", 1)[1].split("\n## ", 1)[0]
     paragraph = section.strip().split("\n\n", 1)[0]
     named = set(re.findall(r"`([a-z_]+)`", paragraph))
-    tools = {found.name for found in known_tools()}
+    # `task` (subagents) is built by the agent, not the tool registry (issue 37: "Sixteen tools" left it out).
+    tools = {found.name for found in known_tools()} | {TASK_TOOL}
     assert named == tools
     count = paragraph.split(" ", 1)[0].lower()
     assert count in NUMBER_WORDS and NUMBER_WORDS.index(count) == len(tools)

@@ -64,6 +64,9 @@ def test_the_policy_decides_where_a_person_would_be_asked(server: ScriptedServer
     refusal = tool_messages(server.chat_requests[2])[-1]
     assert "not today: only read the code" in refusal and "Error [rejected_by_user]" in refusal
     assert (repo / "calc.py").read_text() == CALC and result.status == "finished"
+    # Regression (issue 37): a call the policy refused was missing from Result.denied.
+    assert [(d["tool"], d["reason"].startswith("declined when asked")) for d in result.denied] == [("write_file", True)]
+    assert '"calc.py"' in result.denied[0]["arguments"]
 
 
 def test_without_a_policy_an_ask_is_refused_in_words_that_name_no_command_line_flag(server: ScriptedServer,

@@ -1,4 +1,4 @@
-"""The same six tasks on the Ray executor, with a local Ray (skipped only where Ray is not installed)."""
+"""The same six tasks on the Ray executor, with a local Ray (skipped only where Ray or bubblewrap is missing)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from tests.batch.scenario import check_six, results, six_tasks
 from tests.conftest import run_cli
+from tests.process.test_sandbox import require_bwrap
 
 pytest.importorskip("ray")
 
@@ -15,6 +16,7 @@ pytestmark = pytest.mark.ray
 
 
 def test_six_tasks_on_a_local_ray(tmp_path: Path) -> None:
+    require_bwrap(tmp_path)  # each task's agent runs under bubblewrap
     with six_tasks(tmp_path) as scenario:
         out = tmp_path / "out"
         run = run_cli("batch", str(scenario.task_file), "--out", str(out), "--executor", "ray", "--workers", "2",

@@ -13,6 +13,7 @@ import pytest
 from sneakycode.evals.suite import load_suite
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import CliResult, run_cli
+from tests.process.test_sandbox import require_bwrap
 
 FAST = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
 CORE = load_suite("core")
@@ -62,6 +63,8 @@ NO_FAILURES = {"invalid_tool_call": 0, "unknown_tool": 0, "edit_not_matched": 0,
 
 
 def run_eval(server: ScriptedServer, out: Path, tasks: str, *more: str) -> CliResult:
+    if "--no-sandbox" not in more:  # the hidden tests run under bubblewrap: without it, skip and say so
+        require_bwrap(out.parent)
     return run_cli("eval", "--tasks", tasks, "--workers", "1", "--out", str(out), "--base-url", server.base_url,
                    "--model", "scripted-model", *more, env=FAST, timeout=240)  # fmt: skip
 

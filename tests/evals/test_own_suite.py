@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import run_cli
+from tests.process.test_sandbox import require_bwrap
 
 FAST = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
 GREETING_TEST = 'grep -qx "Hello, Ann!" <(bash greet.sh Ann)\n'
@@ -37,6 +38,7 @@ def solving(path: str, content: str) -> list[dict[str, object]]:
 
 
 def test_an_own_suite_folder_is_checked_and_run(tmp_path: Path) -> None:
+    require_bwrap(tmp_path)  # the agents and hidden tests run under bubblewrap
     suite = make_suite(tmp_path)
     check = run_cli("eval", "check", "--suite", str(suite))
     assert check.code == 0, check.stdout + check.stderr
@@ -74,6 +76,7 @@ def test_a_malformed_suite_names_every_problem_and_runs_nothing(tmp_path: Path) 
 
 def test_swebench_instances_run_as_an_eval(tmp_path: Path) -> None:
     """batch's SWE-bench converter plugs in: an instance's test_cmd is its hidden test, run after the agent."""
+    require_bwrap(tmp_path)  # the agents and hidden tests run under bubblewrap
     mirror = tmp_path / "mirrors" / "acme__calc"
     mirror.mkdir(parents=True)
     (mirror / "calc.py").write_text("def add(a, b):\n    return a - b\n")

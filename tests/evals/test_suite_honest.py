@@ -14,6 +14,7 @@ from sneakycode.evals.check import check_task
 from sneakycode.evals.suite import KINDS, EvalTask, load_suite, task_files
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import run_cli
+from tests.process.test_sandbox import require_bwrap
 
 CORE = load_suite("core")
 FAST = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -52,6 +53,7 @@ def test_every_hidden_test_fails_before_and_passes_with_the_reference_solution(t
 def test_a_model_that_only_says_done_scores_zero(tmp_path: Path) -> None:
     """The whole suite through the real CLI, every reply "Done.": nothing is solved, every hidden test ran
     (each task has a verdict) and failed."""
+    require_bwrap(tmp_path)  # the agents and hidden tests run under bubblewrap
     steps = [{"content": "Done.", "usage": {"prompt_tokens": 4000, "completion_tokens": 2}}] * (len(CORE.tasks) + 5)
     out = tmp_path / "done"
     with ScriptedServer({"steps": steps}) as server:

@@ -55,7 +55,8 @@ def test_github_annotations_are_well_formed_and_escaped(repo: Path) -> None:
     assert all(parsed), lines  # every line is one command: nothing the model wrote starts a line of its own
     commands = [(m["name"], properties(m["props"] or ""), unescape_data(m["data"])) for m in parsed if m]
     assert commands[0] == ("notice", {"title": "SneakyCode review"}, "Two changes.\nSee: below, 100%")
-    assert commands[1][0] == "warning" and "dropped a finding on gone.py:1" in commands[1][2]
+    assert commands[1][0] == "notice" and "dropped a finding on gone.py:1" in commands[1][2]
+    # Regression: a dropped or moved finding came out as a warning, though docs/ci.md says notice (issue 37).
     error, warning, notice = commands[2:]
     assert error[0] == "error" and error[1] == {"file": "calc.py", "line": "2", "endLine": "3",
                                                 "title": HOSTILE_TITLE}

@@ -71,9 +71,12 @@ class _Fanout:
     def _emit(self, event: Event) -> None:
         if event["type"] == "tool_call":
             self._arguments[event["id"]] = event["arguments"]
-        if event["type"] == "permission" and event["outcome"] == "denied":
+        if event["type"] == "permission" and event["outcome"] in ("denied", "rejected"):
+            # Rejected: the one asked (Options.can_use_tool, or the person at the terminal) said no; refused all
+            # the same (issue 37: a policy's refusals were missing here).
+            reason = event["reason"] if event["outcome"] == "denied" else f"declined when asked ({event['reason']})"
             self.denied.append({
-                "tool": event["name"], "arguments": self._arguments.get(event["id"], ""), "reason": event["reason"],
+                "tool": event["name"], "arguments": self._arguments.get(event["id"], ""), "reason": reason,
                 "rule": event["rule"], "how_to_allow": event.get("how_to_allow"),
             })  # fmt: skip
         for sink in self.sinks:
@@ -297,6 +300,11 @@ class Session:
         )
         if self.output_schema is not None:
             apply_verdict(result, self.output_schema)
+            if result.error_code is not None and self.agent.transcript is not None:
+                # The loop saved "finished"; the answer's verdict is how the request ended (issue 37: `sneakycode
+                # sessions` showed "finished" for a run that ended with output_schema_mismatch).
+                self.agent.transcript.write("outcome", status=result.status, message=result.message,
+                                            turns=outcome.turns)
         return result
 
     def job_summaries(self) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ task on stderr (readable in a CI log, no terminal needed), the scorecard on stdo
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -21,8 +22,13 @@ from sneakycode.cli.text import loggable
 from sneakycode.errors import ConfigError
 
 USAGE = ("sneakycode eval [--suite NAME|DIR] [--tasks ID,...] [--workers N] [--out DIR] [--attempts K] ...\n"
+         "       sneakycode eval --list [--suite NAME|DIR]\n"
          "       sneakycode eval compare A B\n"
          "       sneakycode eval check [--suite NAME|DIR] [--tasks ID,...]")  # fmt: skip
+
+
+# Not SNEAKYCODE_*: those are settings. Ends in _API_KEY, so commands are never given it (is_credential).
+EVAL_KEY_VARIABLE = "EVAL_ENDPOINT_API_KEY"
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,12 +40,14 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", default="core", metavar="NAME|DIR",
                         help="a bundled suite or a folder (default: core)")
     parser.add_argument("--tasks", metavar="ID,...", help="only these tasks")
+    parser.add_argument("--list", action="store_true", help="list the suite's tasks (id, language, kind) and stop")
     parser.add_argument("--workers", type=int, default=2, metavar="N", help="tasks at once (default: 2)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="default: sneakycode-eval/SUITE-TIME")
     parser.add_argument("--attempts", type=int, default=1, metavar="K", help="tries per unsolved task (default: 1)")
-    parser.add_argument("--provider")
-    parser.add_argument("--model")
-    parser.add_argument("--base-url")
+    parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
+    parser.add_argument("--model", help="the model's name at the provider")
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint")
+    parser.add_argument("--api-key", metavar="KEY", help="the endpoint's key (better: in the environment)")
     parser.add_argument("--max-turns", type=int, metavar="N", help="every task's turn budget (default: the task's)")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="every task's time (default: the task's)")
     parser.add_argument("--no-sandbox", action="store_true", help="run the agents without bubblewrap")
@@ -58,6 +66,10 @@ def run_eval_command(args: argparse.Namespace) -> int:
             return _check(args)
         if words:
             raise ConfigError(f"unknown eval action {' '.join(words)!r}; usage:\n{USAGE}")
+        if args.list:
+            return _list(args)
+        if args.api_key:
+            _key_for_tasks(args.api_key)
         return _run(args)
     except ConfigError as exc:
         return config_error_exit("eval", exc)
@@ -65,6 +77,26 @@ def run_eval_command(args: argparse.Namespace) -> int:
 
 def _task_ids(args: argparse.Namespace) -> list[str] | None:
     return [part.strip() for part in args.tasks.split(",") if part.strip()] if args.tasks else None
+
+
+def _list(args: argparse.Namespace) -> int:
+    from sneakycode.evals.suite import load_suite
+
+    suite = load_suite(args.suite)
+    tasks = suite.select(_task_ids(args))
+    width = max((len(task.id) for task in tasks), default=2)
+    print(f"{'ID':<{width}}  {'LANGUAGE':<10}  KIND")
+    for task in tasks:
+        print(f"{task.id:<{width}}  {task.language:<10}  {task.kind}")
+    print(f"\nsuite {suite.name} {suite.version}: {len(tasks)} task(s); run some with --tasks ID,...")
+    return ExitCode.OK
+
+
+def _key_for_tasks(key: str) -> None:
+    """--api-key: every task's agent is a process of its own, so the key goes to them as the variable the model
+    key is read from (`api_key_env`); commands the agents run never see it (it is a model key variable)."""
+    os.environ[EVAL_KEY_VARIABLE] = key
+    os.environ["SNEAKYCODE_API_KEY_ENV"] = EVAL_KEY_VARIABLE
 
 
 def _compare(a: Path, b: Path) -> int:

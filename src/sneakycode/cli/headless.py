@@ -95,6 +95,7 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
     except ConfigError as exc:
         print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
+    sink.on_reader_gone = session.cancel
     protect_key(session.loaded)
     result: Result | None = None
     code = ExitCode.OK
@@ -110,6 +111,9 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
             session.start()
             attach = images  # --image goes with the first message only
             for request in _chain(tasks, messages):
+                if sink.reader_gone:  # stdout closed before this request: nobody would read its answer
+                    code = ExitCode.INTERRUPTED
+                    break
                 result = session.run(request, attach)
                 attach = []
                 code = _exit_code(result)
@@ -137,13 +141,15 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
         print("sneakycode: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     killed = session.close()
+    if sink.reader_gone:  # ended by the reader leaving (`| head`): quietly, like an interrupt
+        return ExitCode.INTERRUPTED
     if result is None:
         print("sneakycode: no user message arrived on stdin", file=sys.stderr)
         return ExitCode.USAGE
     if args.input_format != "stream-json" or result.status in STOPPING:
         result.jobs = session.job_summaries()  # as the end of the session left them (killed)
         report(args.output_format, sink, result.to_dict(), killed)
-    return code
+    return ExitCode.INTERRUPTED if sink.reader_gone else code
 
 
 def _exit_code(result: Result) -> ExitCode:

@@ -8,7 +8,8 @@ every event of a scripted run against the schema.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sneakycode.agent.events import Event
@@ -32,6 +33,10 @@ class HeadlessSink:
         self.verbose = verbose
         self.out = out
         self.err = err
+        self.reader_gone = False
+        """stdout's reader went away (`sneakycode -p ... | head`): nothing more is written to it."""
+        self.on_reader_gone: Callable[[], None] | None = None
+        """Called once when that happens: the headless run stops its session (nobody reads the result)."""
 
     def emit(self, event: Event) -> None:
         if self.stream and event["type"] in STREAMED_EVENTS:
@@ -53,8 +58,29 @@ class HeadlessSink:
               file=self.err, flush=True)
 
     def line(self, event: Mapping[str, Any]) -> None:
-        self.out.write(inert_json(json.dumps(event, ensure_ascii=False)) + "\n")  # a CI log obeys `##[`
-        self.out.flush()
+        self.write(inert_json(json.dumps(event, ensure_ascii=False)) + "\n")  # a CI log obeys `##[`
+
+    def write(self, text: str) -> None:
+        """Write to stdout; a closed pipe ends the output quietly (issue 37: `| head` ended in two BrokenPipeError
+        tracebacks, the second from the loop reporting the first as its own failure)."""
+        if self.reader_gone:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:
+            self._lose_reader()
+
+    def _lose_reader(self) -> None:
+        self.reader_gone = True
+        try:  # stdout now writes to /dev/null, so the interpreter's last flush at exit does not raise again
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.out.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):  # not a real descriptor (a test's StringIO)
+            pass
+        if self.on_reader_gone is not None:
+            self.on_reader_gone()
 
     def describe(self, event: Event) -> str:
         if event["type"] == "permission" and event["outcome"] == "denied":
@@ -86,6 +112,8 @@ class HeadlessSink:
 
 
 def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], killed: list[Job]) -> None:
+    if sink.reader_gone:  # the reader stopped the run by leaving; it asked for nothing more
+        return
     status = summary["status"]
     if output_format == "json":
         sink.line(summary)
@@ -94,7 +122,7 @@ def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], kill
     elif summary["success"]:
         structured = summary.get("structured_output")  # with --output-schema: the JSON alone, fences gone
         shown = summary["result"] if structured is None else json.dumps(structured, ensure_ascii=False)
-        print(loggable(shown), flush=True)
+        sink.write(loggable(shown) + "\n")
     if killed:
         listed = ", ".join(f"{job.id} ({job.command[:60]})" for job in killed)
         print(f"sneakycode: the run ended, so its running jobs were killed: {loggable(listed)}", file=sys_err(sink))

@@ -14,13 +14,42 @@ from typing import TextIO
 
 from sneakycode.cli.exit_codes import ExitCode
 
-SUBCOMMANDS = (
-    "tool", "undo", "rewind", "mcp", "permissions", "sessions", "trust", "batch", "eval", "review", "acp", "doctor",
-    "map",
-)
+# Each subcommand and the line `sneakycode --help` shows for it; its parser is built only when it is named, so
+# `--help` and `tool` stay light.
+SUBCOMMANDS = {
+    "tool": "run tools exactly as the model would: tool NAME 'JSON' ... (--list shows them)",
+    "undo": "revert the file changes of the latest session",
+    "rewind": "put files and the conversation back to before a turn",
+    "sessions": "list this workspace's saved sessions",
+    "permissions": "check one call against the rules, or list the rules",
+    "trust": "trust this workspace's .sneakycode/config.toml as it is now",
+    "mcp": "serve the tools over MCP on stdio, or list|add|remove MCP servers",
+    "review": "review a change and report findings (--base REF | --staged | --commit SHA)",
+    "batch": "run many tasks, each in its own worktree: batch TASKS.jsonl --out DIR",
+    "eval": "score a model on a suite of small coding tasks (eval compare A B, eval check)",
+    "doctor": "check an endpoint and model layer by layer and name the fix",
+    "map": "print the repository map the model gets: map [PATH]",
+    "acp": "serve editors over the Agent Client Protocol on stdio (Zed, JetBrains, Neovim, Emacs)",
+}
+# The permission modes, written out so `--help` does not import the settings (and pydantic) to list them;
+# tests/cli/test_main.py checks them against PermissionMode.
+MODES = {
+    "default": "ask before edits and commands",
+    "auto-edit": "edit files without asking, ask before commands",
+    "plan": "read only: nothing is written or run",
+    "yolo": "run every call that no deny rule blocks",
+}
+MODE_HELP = "the permission mode: " + "; ".join(f"{name} ({what})" for name, what in MODES.items())
 
 
-MODE_HELP = "the permission mode for this run (see docs/permissions.md)"
+def _epilog() -> str:
+    width = max(map(len, SUBCOMMANDS))
+    rows = "\n".join(f"  {name:<{width}}  {line}" for name, line in SUBCOMMANDS.items())
+    return (f"subcommands (`sneakycode SUBCOMMAND --help` for each):\n{rows}\n\n"
+            "examples:\n  sneakycode                          an interactive session in this folder\n"
+            '  sneakycode "fix the failing test"   the same, starting with that task\n'
+            '  sneakycode -p "TASK" --yes          one task to the end, then exit\n'
+            "  sneakycode -c                       continue this folder's latest session")
 
 
 def permission_mode(value: str) -> str:
@@ -44,17 +73,19 @@ def _agent_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sneakycode",
         description="A terminal coding agent for any OpenAI-compatible model.",
-        epilog=(
-            "subcommands: tool NAME 'JSON' ... | undo | rewind | mcp [serve|list|add|remove] | "
-            "permissions check|list | sessions | trust | batch TASKS.jsonl --out DIR | eval | doctor | map [PATH] | "
-            "review [--base REF | --staged | --commit SHA] | acp (editors, over stdio) "
-            "(see `sneakycode SUBCOMMAND --help`)"
-        ),
+        usage="sneakycode [options] [TASK]\n       sneakycode SUBCOMMAND ...",
+        epilog=_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument(
+        "task", nargs="?", metavar="TASK", help="start the interactive session with this task as its first message"
+    )
+    _add_version(parser)
     parser.add_argument(
         "-p", "--print", dest="prompt", metavar="TASK", nargs="?", const="", help="run TASK headless ('-' reads stdin)"
     )
-    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text",
+                        help="with -p: plain text (default), one JSON result, or JSON lines as the run goes")
     parser.add_argument(
         "--input-format", choices=("text", "stream-json"), default="text",
         help="stream-json: user messages as JSON lines on stdin, one session (implies headless)",
@@ -66,16 +97,18 @@ def _agent_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-schema", metavar="FILE",
                         help="with -p: the final answer must be JSON valid against this JSON Schema")
     parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
-    parser.add_argument("--model")
-    parser.add_argument("--base-url")
-    parser.add_argument("--api-key")
-    parser.add_argument("--mode", type=permission_mode, help=MODE_HELP)
-    parser.add_argument("--max-turns", type=int)
+    parser.add_argument("--model", help="the model's name at the provider (default: the provider's or config's)")
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    parser.add_argument("--api-key", metavar="KEY", help="the endpoint's key (better: GROQ_API_KEY, ...)")
+    parser.add_argument("--mode", type=permission_mode, metavar="MODE", help=MODE_HELP)
+    parser.add_argument("--max-turns", type=int, metavar="N", help="stop after this many model turns")
     parser.add_argument("--max-tokens", type=int, help="stop after this many tokens (prompt + completion)")
     parser.add_argument("--max-cost", type=float, metavar="USD", help="stop once the run has cost this much")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after this much wall-clock time")
-    parser.add_argument("--continue", dest="continue_session", action="store_true", help="resume the latest session")
-    parser.add_argument("--resume", metavar="ID", help="resume the session with this id")
+    parser.add_argument("-c", "--continue", dest="continue_session", action="store_true",
+                        help="continue the latest session of this workspace")
+    parser.add_argument("-r", "--resume", metavar="ID",
+                        help="continue the session with this id (see `sneakycode sessions`)")
     parser.add_argument("--verbose", action="store_true", help="show debug information")
     parser.add_argument(
         "--trust-project", action="store_true", help="apply .sneakycode/config.toml in full for this run"
@@ -84,8 +117,45 @@ def _agent_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_version(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-V", "--version", action=_VersionAction,
+                        help="print the version and the commit it was built from")
+
+
+class _VersionAction(argparse.Action):
+    """`--version`: the version, and the commit when known (process/build_commit.py), then exit 0."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object,
+                 option_string: str | None = None) -> None:
+        print(version_line())
+        parser.exit(0)
+
+
+def version_line() -> str:
+    """`sneakycode 0.1.0 (commit 1a2b3c4d5e6f)`, or without the commit when nobody knows it."""
+    from sneakycode.process.build_commit import build_commit
+    from sneakycode.version import __version__
+
+    commit = build_commit()
+    return f"sneakycode {__version__}" + (f" (commit {commit})" if commit else "")
+
+
+def _mistyped_subcommand(word: str) -> str | None:
+    """The subcommand `word` is probably a typo of, when it looks like a command rather than a task: one word,
+    no spaces, close to a subcommand's name (`revew` -> `review`)."""
+    import difflib
+
+    if not word or word.startswith("-") or any(ch.isspace() for ch in word):
+        return None
+    close = difflib.get_close_matches(word.lower(), list(SUBCOMMANDS), n=1, cutoff=0.75)
+    return close[0] if close else None
+
+
 def _subcommand_parser(name: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"sneakycode {name}")
+    parser = argparse.ArgumentParser(prog=f"sneakycode {name}", description=SUBCOMMANDS[name].capitalize() + ".")
     if name == "tool":
         parser.description = "Run tools exactly as the model would, in one session, and print what it would see."
         parser.add_argument("calls", nargs="*", metavar="NAME 'JSON-ARGS'", help="tool name and JSON arguments")
@@ -189,6 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # and would take the server's own flags for ours.
         cut = args_list.index("--")
         args_list, command_line = args_list[:cut], args_list[cut + 1 :]
+    if name is None and args_list and (typo := _mistyped_subcommand(args_list[0])) is not None:
+        print(f"sneakycode: unknown command {args_list[0]!r}; did you mean `sneakycode {typo}`? "
+              f"(a one-word task: sneakycode -- {args_list[0]})", file=sys.stderr)
+        return ExitCode.USAGE
     args = _subcommand_parser(name).parse_args(args_list[1:]) if name else _agent_parser().parse_args(args_list)
     args.command_line = command_line
     from sneakycode.process.hardening import harden_process, wipe_arguments
@@ -198,6 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     harden_process()
     if name is None:
         wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
+        if args.prompt == "" and args.task:  # `sneakycode "TASK" -p`: the task before the flag
+            args.prompt, args.task = args.task, None
+        if args.prompt is not None and args.task:
+            print(f"sneakycode: two tasks: -p {args.prompt!r} and {args.task!r}; give one", file=sys.stderr)
+            return ExitCode.USAGE
         if args.prompt is not None or args.input_format == "stream-json":
             from sneakycode.cli.headless import run_headless
 
@@ -246,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if name == "eval":
         from sneakycode.cli.eval_command import run_eval_command
 
+        wipe_arguments([args.api_key])
         return run_eval_command(args)
     if name == "review":
         from sneakycode.cli.review_command import run_review_command
@@ -271,6 +351,11 @@ def _is_terminal(stream: TextIO | None) -> bool:
         return stream is not None and stream.isatty()
     except ValueError:  # closed
         return False
+
+
+def acp_main() -> int:
+    """The `sneakycode-acp` script: `sneakycode acp`, for editor settings that take a command without arguments."""
+    return main(["acp", *sys.argv[1:]])
 
 
 if __name__ == "__main__":

@@ -25,11 +25,15 @@ def run_tool_command(args: argparse.Namespace) -> int:
     from sneakycode.api.options import Options
     from sneakycode.api.tool_host import open_tools
     from sneakycode.cli.startup import config_error_exit, notify_untrusted, workspace_option
-    from sneakycode.tools.registry import all_tools
+    from sneakycode.tools.registry import all_tools, conditional_tools
 
     if args.list:
         for found in all_tools():
             print(f"{found.name}\t{found.tier.value}")
+        # Regression (issue 37): `code` was left out; it is offered to the model only where a language
+        # server runs, and runs here like any other.
+        for found in conditional_tools():
+            print(f"{found.name}\t{found.tier.value}\tonly where a language server runs")
         return ExitCode.OK
     calls: list[str] = args.calls
     if not calls or len(calls) % 2:

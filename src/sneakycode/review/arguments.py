@@ -19,15 +19,17 @@ def add_review_arguments(parser: argparse.ArgumentParser) -> None:
     which.add_argument("--commit", metavar="SHA", help="review one commit (against its first parent)")
     parser.add_argument("paths", nargs="*", metavar="PATH", help="review only these files or folders")
     shape = parser.add_mutually_exclusive_group()
-    shape.add_argument("--output-format", choices=("text", "json"), help="text (default) or the findings JSON")
-    shape.add_argument("--format", choices=("github", "sarif"),
-                       help="github: workflow annotations; sarif: SARIF 2.1.0 for code scanning")
+    shape.add_argument("--format", choices=("text", "json", "github", "sarif"),
+                       help="text (default); json: the findings JSON; github: workflow annotations; sarif: SARIF "
+                            "2.1.0 for code scanning")
+    # The older spelling of `--format text|json`, kept so existing scripts run; not shown in --help.
+    shape.add_argument("--output-format", choices=("text", "json"), help=argparse.SUPPRESS)
     parser.add_argument("--fail-on", choices=tuple(reversed(SEVERITIES)), default="error",
                         help="exit 1 when a finding is at or above this severity (default: error)")
-    parser.add_argument("--provider")
-    parser.add_argument("--model")
-    parser.add_argument("--base-url")
-    parser.add_argument("--api-key")
+    parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
+    parser.add_argument("--model", help="the model's name at the provider")
+    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint")
+    parser.add_argument("--api-key", metavar="KEY", help="the endpoint's key (better: in the environment)")
     parser.add_argument("--max-turns", type=int, help="model turns per part of the review")
     parser.add_argument("--max-tokens", type=int, help="stop after this many tokens (the whole review)")
     parser.add_argument("--max-cost", type=float, metavar="USD", help="stop once the review has cost this much")

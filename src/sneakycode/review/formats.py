@@ -59,7 +59,7 @@ def render_text(review: Review, fail_on: str) -> str:
 def render_github(review: Review) -> str:
     """Workflow commands: the summary and each note as a notice, each finding as an annotation on its lines."""
     lines = [command("notice", review.summary, {"title": "SneakyCode review"})]
-    lines += [command("warning", note, {"title": "SneakyCode review"}) for note in review.notes]
+    lines += [command("notice", note, {"title": "SneakyCode review"}) for note in review.notes]
     for finding in review.findings:
         properties = {"file": finding["path"], "line": str(finding["line"])}
         if "end_line" in finding:
