@@ -44,6 +44,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sneakycode.cli.ui.completion import SlashCompleter
     from sneakycode.cli.ui.keys import EscWatcher, next_mode, prompt_bindings
     from sneakycode.cli.ui.render import TerminalSink
+    from sneakycode.cli.ui.startup_check import StartupCheck
     from sneakycode.cli.ui.status import agent_status, status_text
 
     console = Console(highlight=False)
@@ -96,10 +97,13 @@ def run_interactive(args: argparse.Namespace) -> int:
     console.print("[dim]Type a task. /help lists commands; @file attaches a file, !cmd runs one; Esc stops a turn; "
                   "Shift+Tab cycles the mode; Ctrl-D leaves.[/]")
     run.start()
+    startup = StartupCheck(console, prompt)
+    startup.start(config)
     shared: list[str] = []  # what `!cmd` printed, for the next request
     armed = False  # Ctrl-C once on an empty line: the next one leaves
     try:
         while True:
+            startup.flush()
             try:
                 line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(agent_status(agent, run.model)))
             except KeyboardInterrupt:
