@@ -8,6 +8,7 @@ in `pending` and `flush` prints it before the next prompt. It is printed once ei
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 
@@ -58,10 +59,8 @@ class StartupCheck:
         loop = app.loop
         if not app.is_running or loop is None:
             return  # `flush` prints it before the next prompt
-        try:
+        with contextlib.suppress(RuntimeError):  # the prompt's loop closed meanwhile: `flush` prints it
             loop.call_soon_threadsafe(self._show_above_prompt)
-        except RuntimeError:  # the prompt's loop closed meanwhile
-            pass
 
     def _show_above_prompt(self) -> None:
         if self.prompt.app.is_running:
