@@ -28,3 +28,8 @@ def markup_safe(text: str) -> str:
     from rich.markup import escape
 
     return escape(printable(text))
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 turn`, `3 turns` (`many` for a word whose plural is not word + s): never `turn(s)`."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"

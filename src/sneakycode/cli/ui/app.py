@@ -15,7 +15,7 @@ from prompt_toolkit import PromptSession
 from rich.console import Console
 
 from sneakycode.cli.exit_codes import ExitCode
-from sneakycode.cli.text import markup_safe, printable
+from sneakycode.cli.text import markup_safe, plural, printable
 from sneakycode.cli.trust_command import trust_requests
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
@@ -136,7 +136,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     finally:
         killed = run.close("prompt_input_exit")  # leaving (Ctrl-D, /exit, a crash) ends every job
     if killed:
-        console.print(f"[dim]Stopped {len(killed)} running job(s).[/]")
+        console.print(f"[dim]Stopped {plural(len(killed), 'running job')}.[/]")
     console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
                   f"`sneakycode undo` reverts its changes.[/]")
     return ExitCode.OK
@@ -259,8 +259,8 @@ def _run_request(run: Session, console: Console, request: str, images: list[Imag
         console.print(f"[{style}]{shown}[/]" if style else shown)
     usage = result.usage
     console.print(
-        f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
-        f"{usage['prompt_tokens']} in / {usage['completion_tokens']} out tokens"
+        f"[dim]{plural(result.turns, 'turn')}, {plural(result.tool_calls, 'tool call')}, "
+        f"{usage['prompt_tokens']:,} in / {usage['completion_tokens']:,} out tokens"
         f"{' (estimated)' if usage['estimated'] else ''}[/]"
     )
 

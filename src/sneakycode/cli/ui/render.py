@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.console import Console, RenderableType
 
 from sneakycode.agent.events import Event, ToolCallEvent, ToolResultEvent
-from sneakycode.cli.text import markup_safe
+from sneakycode.cli.text import markup_safe, plural
 from sneakycode.cli.ui.folding import fold
 from sneakycode.cli.ui.markdown_stream import MarkdownStream
 from sneakycode.cli.ui.previews import EditPreview, edit_preview, render_rows
@@ -91,7 +91,8 @@ class TerminalSink:
     def emit(self, event: Event) -> None:
         if event["type"] == "subagent":
             self.stream.finish()
-            ended = f": {event.get('status')} after {event.get('turns')} turn(s)" if event["phase"] == "end" else ""
+            ended = f": {event.get('status')} after {plural(int(event.get('turns') or 0), 'turn')}" if (
+                event["phase"] == "end") else ""
             verb = "started" if event["phase"] == "start" else "ended"
             self.console.print(f"[bold blue]>[/] [blue]subagent {markup_safe(event['agent'])} {verb}{ended}[/]")
             return
