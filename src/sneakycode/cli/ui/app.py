@@ -85,9 +85,10 @@ def run_interactive(args: argparse.Namespace) -> int:
     )
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line, run.extensions,
-                         invoke=lambda line: _invoke(run, console, line, watcher), subagents=run.parts.subagents,
+                         invoke=lambda line: _invoke(run, console, line, watcher, sink.finish),
+                         subagents=run.parts.subagents,
                          mcp=run.parts.mcp, run=run,
-                         send=lambda text: _run_request(run, console, text, watcher=watcher),
+                         send=lambda text: _run_request(run, console, text, watcher=watcher, settle=sink.finish),
                          last_result=lambda: sink.last_result)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
@@ -129,7 +130,7 @@ def run_interactive(args: argparse.Namespace) -> int:
                 request = _with_mentions(agent, console, line)
                 request, extra = with_resources(run, request)
                 _run_request(run, console, "\n\n".join([*shared, request]), _attach(console, line, ctx) + extra,
-                             watcher)
+                             watcher, sink.finish)
                 shared.clear()
             finally:
                 sink.finish()  # nothing stays live under the next prompt
@@ -137,9 +138,17 @@ def run_interactive(args: argparse.Namespace) -> int:
         killed = run.close("prompt_input_exit")  # leaving (Ctrl-D, /exit, a crash) ends every job
     if killed:
         console.print(f"[dim]Stopped {plural(len(killed), 'running job')}.[/]")
-    console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
-                  f"`sneakycode undo` reverts its changes.[/]")
+    undo = ", `sneakycode undo` reverts its changes" if _changed_files(ctx) else ""
+    console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it"
+                  f"{undo}.[/]")
     return ExitCode.OK
+
+
+def _changed_files(ctx: ToolContext) -> bool:
+    """Whether the session's edits left anything for `sneakycode undo` to revert."""
+    from sneakycode.session.journal import Journal
+
+    return any(not entry.undone for entry in Journal(ctx.session_dir).entries())
 
 
 def _prepare(
@@ -232,28 +241,38 @@ def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
     return found.images
 
 
-def _invoke(run: Session, console: Console, line: str, watcher: EscWatcher | None = None) -> None:
+def _invoke(run: Session, console: Console, line: str, watcher: EscWatcher | None = None,
+            settle: Callable[[], None] | None = None) -> None:
     """`/NAME ARGS` for a custom command or skill: the session expands it (its inline commands asked about as
     usual) and runs it as one request with its allowed-tools and model in effect."""
-    _run_request(run, console, line, watcher=watcher)
+    _run_request(run, console, line, watcher=watcher, settle=settle)
 
 
 def _run_request(run: Session, console: Console, request: str, images: list[ImagePart] | None = None,
-                 watcher: EscWatcher | None = None) -> None:
+                 watcher: EscWatcher | None = None, settle: Callable[[], None] | None = None) -> None:
     """One request to the model (with the images it attaches), with Esc or Ctrl-C stopping it and a one-line
-    summary after."""
+    summary after. `settle` prints what the display still holds (a reply cut by Ctrl-C) before the summary."""
     from sneakycode.cli.startup import cancel_on_sigint
+    from sneakycode.cli.ui.markdown_stream import markdown
 
     try:
         with cancel_on_sigint(run.cancel), watcher.watching() if watcher else nullcontext():
             result = run.run(request, images)
     except SneakyError as exc:
+        if settle is not None:
+            settle()
         console.print(f"[red]{markup_safe(str(exc))}[/]")
         return
     except KeyboardInterrupt:
+        if settle is not None:
+            settle()
         console.print("[yellow]Interrupted.[/]")
         return
-    if result.status != "answered":
+    if settle is not None:
+        settle()  # the partial answer of a cancelled turn above "Cancelled", not below it
+    if result.status == "finished":
+        console.print(markdown(result.message))  # the finish message is the model's prose, as streamed text is
+    elif result.status != "answered":
         style = STATUS_STYLE.get(result.status, "")
         shown = markup_safe(result.message)
         console.print(f"[{style}]{shown}[/]" if style else shown)
