@@ -46,12 +46,12 @@ def _help(sc: SlashContext, _arg: str) -> bool:
     # Two columns (name, what it does), the descriptions aligned and wrapped in their own column; Text, not
     # markup, as a description may hold brackets (`[all]`) and an extension's comes from a file.
     table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
+    table.add_column(no_wrap=True)
     table.add_column()
     entries = [(name, text) for name, (_, text) in COMMANDS.items()]
     entries += [(name, text) for name, text in sc.extensions.slash_entries() if name not in COMMANDS]
     for name, text in entries:
-        table.add_row(Text(f"  /{printable(name)}"), Text(printable(text)))
+        table.add_row(Text.assemble("  ", (f"/{printable(name)}", "bold")), Text(printable(text)))
     sc.console.print(table)
     sc.console.print("  Esc or Ctrl-C stops the running turn; Shift+Tab cycles the mode; Ctrl-D (or /exit) leaves.")
     sc.console.print("  @PATH attaches a file or folder listing; !COMMAND runs a command and shares its output.")
