@@ -178,3 +178,19 @@ def test_requests_from_a_file_are_answered_into_a_file(ws: Path, server: Scripte
     lines = [json.loads(line) for line in answers.read_text().splitlines()]
     assert proc.returncode == 0 and proc.stderr == b""
     assert {line.get("id") for line in lines} == {1, None}
+
+
+def test_run_by_hand_on_a_terminal_it_says_it_speaks_to_editors_and_keeps_serving(ws: Path) -> None:
+    """Regression: `sneakycode acp` typed at a terminal printed nothing and seemed to hang."""
+    import pexpect
+
+    child = pexpect.spawn(sys.executable, ["-m", "sneakycode.cli.main", "acp", "--workspace", str(ws)],
+                          env={**os.environ, "NO_COLOR": "1"}, encoding="utf-8", timeout=60)
+    child.expect("Agent Client Protocol")
+    child.expect("for an editor")
+    child.expect("docs/editors.md")
+    # Still serving: a request on stdin is answered on stdout.
+    child.sendline('{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}}')
+    child.expect('"id": ?1')
+    child.sendeof()
+    child.expect(pexpect.EOF)

@@ -220,3 +220,22 @@ def test_a_deny_rule_holds_whatever_the_editor_would_answer(ws: Path, server: Sc
     assert editor.asked == [] and not (ws / "forbidden").exists()
     [command] = starts(editor)
     assert ends(editor)[command.tool_call_id].status == "failed"
+
+
+def test_allow_always_for_a_compound_command_covers_every_part_not_only_the_last(
+        ws: Path, server: ScriptedServer) -> None:
+    """Issue 37: "always" for `sleep 0; echo done` must not stand for `echo done:*` alone."""
+    server.add_steps([
+        call("run_command", command="sleep 0; echo done"),
+        call("run_command", command="sleep 0; echo done"),
+        call("run_command", command="sleep 0; touch made"),
+        finish("Done."),
+    ])
+    editor = Editor(["allow_always", "reject_once"])
+    [response] = one_session(editor, server, ws, "wait, then say done")
+    assert response.stop_reason == "end_turn"
+    [always] = [o for o in editor.asked[0].options if o.kind == "allow_always"]
+    assert "run_command(sleep:*)" in always.name and "run_command(echo done:*)" in always.name
+    # The same line again is covered; a line whose other part no rule covers is asked about.
+    assert len(editor.asked) == 2 and editor.asked[1].tool_call.raw_input["command"] == "sleep 0; touch made"
+    assert not (ws / "made").exists()

@@ -214,11 +214,21 @@ def test_the_turn_limit_exits_3_and_says_how_to_go_on(server: ScriptedServer, ws
     assert len(server.chat_requests) == 2
 
 
+def test_one_turn_is_one_model_turn_and_one_turn(server: ScriptedServer, ws: Path) -> None:
+    """Issue 37: "Stopped after 1 model turns", "Done: 1 turn(s), 1 tool call(s)"."""
+    server.add_steps([call("list_dir"), call("list_dir")])
+    result = headless(server, ws, "Look around", "--max-turns", "1")
+    assert result.code == 3
+    assert "Stopped after 1 model turn (" in result.stderr and "Done: 1 turn, 1 tool call," in result.stderr
+
+
 def test_a_rejected_key_exits_4_with_the_reason(ws: Path) -> None:
     with ScriptedServer({"steps": [], "api_key": "right-key"}) as keyed:
         result = headless(keyed, ws, "Hi", "--api-key", "wrong-key")
     assert result.code == 4
     assert "rejected the API key" in result.stderr and "--api-key" in result.stderr
+    # Issue 37: a custom server's help ("set base_url to ...") has nothing to do with a refused key.
+    assert "base_url to" not in result.stderr
 
 
 def test_a_failing_model_exits_1_with_the_reason(ws: Path) -> None:

@@ -55,7 +55,7 @@ def test_max_turns_ends_the_run_with_exit_3(server: ScriptedServer, ws: Path, is
     server.add_steps(reads(3))
     summary, stderr, code, _ = budget_run(server, ws, "--max-turns", "2")
     assert code == 3 and summary["status"] == "turn_limit" and summary["budget"] == "max_turns"
-    assert "Done: 2 turn(s), 2 tool call(s)" in stderr
+    assert "Done: 2 turns, 2 tool calls" in stderr
     assert_valid_transcript(isolated_home, summary["session_id"])
 
 

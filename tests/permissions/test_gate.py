@@ -98,3 +98,46 @@ def test_headless_refusal_names_the_narrowest_rule(ctx: ToolContext) -> None:
     assert json.dumps("run_command(pytest -q)") in verdict.how_to_allow
     write = gate.check(gate.prepare("write_file", {"file_path": "src/a.py", "content": ""}))
     assert write is not None and write.how_to_allow is not None and '"write_file(src/a.py)"' in write.how_to_allow
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "code"),
+    [
+        ("str_replace", {"file_path": "app.py", "old_str": "y = 9", "new_str": "y = 10"}, "no_match"),
+        ("str_replace", {"file_path": "gone.py", "old_str": "x", "new_str": "y"}, "not_found"),
+        ("patch_apply", {"file_path": "app.py", "patch": "@@ -1 +1 @@\n-q = 7\n+q = 8\n"}, "patch_failed"),
+        ("write_file", {"file_path": "unread.py", "content": "z\n"}, "not_read"),
+    ],
+)
+def test_an_edit_bound_to_fail_is_not_put_to_the_user_and_fails_as_it_would_after_approval(
+    ctx: ToolContext, ws: Path, name: str, arguments: dict[str, Any], code: str
+) -> None:
+    """Regression: an edit whose old text is absent (or whose file does not exist, or was never read) was still
+    put to the user, with a predicted reason that differed from the real one; the gate now runs the tool's own
+    checks first, and the model gets exactly the error it would have got after a yes."""
+    (ws / "app.py").write_text("x = 1\n")
+    (ws / "unread.py").write_text("u\n")
+    approver = Approver(True)
+    gate = Gate(ctx, approver)
+    assert gate.run_direct("read_file", {"file_path": "app.py"}).success
+    before = {path.name: path.read_bytes() for path in ws.iterdir() if path.is_file()}
+    prepared = gate.prepare(name, arguments)
+    assert prepared.decision is not None and prepared.decision.decision is Decision.ASK
+    assert gate.check(prepared) is None
+    refused = gate.run(prepared)
+    assert approver.asked == []
+    approved = Gate(ctx).run_direct(name, arguments)  # what the same call gives once someone said yes
+    assert refused.code == approved.code == code
+    assert refused.render() == approved.render()
+    assert {path.name: path.read_bytes() for path in ws.iterdir() if path.is_file()} == before
+
+
+def test_an_edit_that_would_work_is_still_asked(ctx: ToolContext, ws: Path) -> None:
+    (ws / "app.py").write_text("x = 1\n")
+    approver = Approver(False)
+    gate = Gate(ctx, approver)
+    gate.run_direct("read_file", {"file_path": "app.py"})
+    prepared = gate.prepare("str_replace", {"file_path": "app.py", "old_str": "x = 1", "new_str": "x = 2"})
+    verdict = gate.check(prepared)
+    assert verdict is not None and verdict.outcome == "rejected" and len(approver.asked) == 1
+    assert (ws / "app.py").read_text() == "x = 1\n"

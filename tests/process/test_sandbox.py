@@ -105,6 +105,8 @@ def test_auto_mode_says_once_why_it_runs_unsandboxed(ws: Path, monkeypatch: pyte
     first = call(ctx, "run_command", command="echo one")
     second = call(ctx, "run_command", command="echo two")
     assert first.success and "without a sandbox because bwrap is not installed" in first.message
+    assert first.message.splitlines()[0] == first.message.split(" s")[0] + " s"  # the exit line stands alone
+    assert first.message.splitlines()[1].startswith("Note: commands run without a sandbox")
     assert second.success and "sandbox" not in second.message
     assert first.data["sandbox"] == "unavailable"
 

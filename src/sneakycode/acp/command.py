@@ -73,6 +73,10 @@ def run_acp(args: argparse.Namespace) -> int:
     if workspace is not None and not workspace.is_dir():
         print(f"sneakycode acp: --workspace {args.workspace}: not a directory", file=sys.stderr)
         return 2
+    if sys.stdin.isatty():  # a person ran it by hand: say what it is, and keep serving (an editor may use a pty)
+        print("sneakycode acp: speaking the Agent Client Protocol (JSON-RPC) on stdin/stdout for an editor; see "
+              "docs/editors.md. For the interactive terminal run `sneakycode`. Ctrl-D or Ctrl-C ends it.",
+              file=sys.stderr)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(workspace))
     return 0

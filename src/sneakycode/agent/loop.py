@@ -294,7 +294,8 @@ class Agent(ToolCalls):
                 return self._end("cancelled", "Cancelled while tools were running.")
         return self._end(
             "turn_limit",
-            f"Stopped after {self.max_turns} model turns (the max_turns limit) before the task was finished.",
+            f"Stopped after {self.max_turns} model turn{'' if self.max_turns == 1 else 's'} (the max_turns limit) "
+            "before the task was finished.",
         )
 
     # ---- model side ------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from sneakycode.agent.events import Event
 from sneakycode.api.session import STREAMED_EVENTS
 from sneakycode.cli.stream_input import EXPECTED_LINE, BadLine
-from sneakycode.cli.text import loggable
+from sneakycode.cli.text import loggable, plural
 from sneakycode.errors import ErrorCode
 from sneakycode.workflow_commands import inert_json
 
@@ -128,7 +128,7 @@ def report(output_format: str, sink: HeadlessSink, summary: dict[str, Any], kill
         print(f"sneakycode: the run ended, so its running jobs were killed: {loggable(listed)}", file=sys_err(sink))
     resume = f"`sneakycode -p TASK {summary['resume']}`" if summary.get("resume") else "`sneakycode -p TASK --continue`"
     if status in ("turn_limit", "budget"):
-        done = f"Done: {summary['turns']} turn(s), {summary['tool_calls']} tool call(s)"
+        done = f"Done: {plural(summary['turns'], 'turn')}, {plural(summary['tool_calls'], 'tool call')}"
         changed = summary["files_changed"]
         done += f", files changed: {', '.join(changed)}." if changed else ", no files changed."
         more = ("allow more with --max-turns N (max_turns in the config)" if status == "turn_limit"

@@ -70,4 +70,7 @@ def run_map_command(args: argparse.Namespace) -> int:
         f"of {tokens:,} tokens.",
         file=sys.stderr,
     )
+    if repo_map.refresh.capped:
+        print(f"sneakycode map: more than {repo_map.refresh.capped:,} source files; the rest are left out of the map "
+              "(map a folder: `sneakycode map PATH`)", file=sys.stderr)
     return ExitCode.OK

@@ -39,3 +39,8 @@ def markup_safe(text: str) -> str:
 def loggable(text: str) -> str:
     """`printable`, and no line of it can start a workflow command in a CI log (workflow_commands.inert)."""
     return inert(printable(text))
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 turn`, `3 turns` (`many` for a word whose plural is not word + s): never `turn(s)`."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"

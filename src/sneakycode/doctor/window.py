@@ -129,6 +129,11 @@ def check_honoured(report: Report, endpoint: Endpoint, config: ModelConfig,
     return found
 
 
+TIMING_FLOOR = 0.2
+"""Seconds the first answer's first token must take before a twice-as-fast second one counts as a cache hit:
+below it, connection reuse and noise alone make the second faster."""
+
+
 def check_cache(report: Report, endpoint: Endpoint, config: ModelConfig, found: WindowFindings) -> None:
     first = found.probe
     if first is None or not first.ok or found.stopped:
@@ -151,14 +156,19 @@ def check_cache(report: Report, endpoint: Endpoint, config: ModelConfig, found: 
         report.add(Check("prompt_cache", "pass", f"the same prompt again: {usage.cached_tokens} of {prompt} prompt "
                          f"tokens cached (the first time {first_cached}); first token after {ttft[1]} s instead of "
                          f"{ttft[0]} s", data=data))
-    elif ttft[1] < 0.5 * ttft[0] and ttft[0] >= 0.2:
+    elif ttft[1] < 0.5 * ttft[0] and ttft[0] >= TIMING_FLOOR:
         report.add(Check("prompt_cache", "pass", f"the same prompt again answered in {ttft[1]} s instead of "
                          f"{ttft[0]} s (the server does not report cached tokens)", data=data))
     else:
-        said = f"{usage.cached_tokens} cached tokens reported" if usage is not None and usage.cache_reported else (
-            "no cached tokens reported")
-        report.add(Check("prompt_cache", "warn", f"the same prompt again: {said}, first token after {ttft[1]} s "
-                         f"(the first time {ttft[0]} s): every turn reads the whole conversation again", "server",
+        said = f"only {usage.cached_tokens} of {prompt} prompt tokens reported cached" if (
+            usage is not None and usage.cache_reported) else "no cached tokens reported"
+        if ttft[0] < TIMING_FLOOR:  # a faster second answer proves nothing when both are this quick
+            timing = (f"both first tokens came too soon to tell a cache by timing ({ttft[0]} s, then {ttft[1]} s; "
+                      f"under {TIMING_FLOOR} s)")
+        else:
+            timing = f"the first token came after {ttft[1]} s, not twice as fast as the first time ({ttft[0]} s)"
+        report.add(Check("prompt_cache", "warn", f"prompt caching not confirmed: the same prompt again, {said}, "
+                         f"and {timing}; without a cache every turn reads the whole conversation again", "server",
                          cache_fix(config.server_kind, not (config.local or config.provider == "custom")), data))
 
 

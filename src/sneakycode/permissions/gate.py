@@ -142,7 +142,8 @@ class Gate:
         return None if self.offered is None else list(self.offered)
 
     def check(self, call: PreparedCall) -> Verdict | None:
-        """None when the call runs without asking; otherwise what happened: refused, approved or rejected."""
+        """None when the call runs without asking (one bound to fail included: it fails with its own error);
+        otherwise what happened: refused, approved or rejected."""
         if call.allowed or call.decision is None:
             return None
         decision = call.decision
@@ -160,6 +161,12 @@ class Gate:
                 "you could not do and how to allow it.",
             )
             return Verdict(decision, "denied", self.capped(refusal), how)
+        failure = self._bound_to_fail(call)
+        if failure is not None:
+            # Nobody is asked about a call that would fail anyway: the model gets the error a run would give,
+            # from the tool's own checks, as a call that cannot run (the terminal shows it as a failed call).
+            call.failure = failure
+            return None
         answer = self.approver.approve(call.name, call.arguments, decision.reason)
         if answer is True:
             return Verdict(decision, "approved")
@@ -172,6 +179,19 @@ class Gate:
         else:
             rejection = ToolResult.fail(ErrorCode.REJECTED_BY_USER, f"the user declined {call.name}")
         return Verdict(decision, "rejected", self.capped(rejection))
+
+    def _bound_to_fail(self, call: PreparedCall) -> ToolResult | None:
+        """The tool's own dry check (`Tool.dry_check`): the result a run would fail with now, or None."""
+        found = call.tool
+        if found is None or found.dry_check is None or call.args is None or call.decided_as is not None:
+            return None
+        try:
+            found.dry_check(call.args, self.ctx)
+        except ToolError as err:
+            return self.capped(ToolResult.from_error(err))
+        except OSError:  # the run reports what the system refused in its own words: let the user decide
+            return None
+        return None
 
     def run(self, call: PreparedCall) -> ToolResult:
         """Run a prepared call (its permission already settled by the caller)."""

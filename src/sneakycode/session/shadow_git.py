@@ -37,7 +37,9 @@ NESTED_REPOSITORY = "a nested git repository"
 _GITDIR_FILE_LIMIT = 4096  # a `.git` file or `commondir` holds one path
 # Content filters, eol conversion and encodings are off for every path: a snapshot restores byte-identical,
 # and a `filter=` in a hostile .gitattributes has nothing to run. info/attributes wins over .gitattributes.
-_ATTRIBUTES = "* -text -filter -ident -working-tree-encoding !eol -diff -merge\n"
+# `!diff` (unspecified, not `-diff`): git tells text from binary by content, so /diff shows text as text, and no
+# `diff=DRIVER` of the repository's applies (the shadow config defines no driver or textconv anyway).
+_ATTRIBUTES = "* -text -filter -ident -working-tree-encoding !eol !diff -merge\n"
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "SneakyCode",
     "GIT_AUTHOR_EMAIL": "checkpoints@sneakycode.invalid",
@@ -132,8 +134,11 @@ class ShadowRepo:
         repo = cls(session_dir / SHADOW_DIR, workspace, git)
         if not (repo.git_dir / "HEAD").exists():
             repo.run("init", "-q")
-            (repo.git_dir / "info").mkdir(exist_ok=True)
-            (repo.git_dir / "info" / "attributes").write_text(_ATTRIBUTES, encoding="utf-8")
+        attributes = repo.git_dir / "info" / "attributes"
+        # Rewritten when it differs: a session made by an older version had `-diff` (every file "binary").
+        if not attributes.is_file() or attributes.read_text(encoding="utf-8", errors="replace") != _ATTRIBUTES:
+            attributes.parent.mkdir(exist_ok=True)
+            attributes.write_text(_ATTRIBUTES, encoding="utf-8")
         return repo
 
     def run(self, *args: str, limit: int = 1 << 20, warnings: list[str] | None = None) -> str:

@@ -156,6 +156,9 @@ class Tool:
     preview: Callable[[dict[str, Any]], Preview] | None = None  # shown before approval (default: the JSON)
     # For an edit: the file as the call would leave it, against the file as it is now (a ToolError if it would fail).
     proposed: Callable[[Any, ToolContext], ProposedEdit] | None = None
+    # The run's own checks, writing nothing: raises the ToolError a run would fail with as things stand. The gate
+    # calls it before asking anyone, so a call bound to fail gets its error and the user no question.
+    dry_check: Callable[[Any, ToolContext], object] | None = None
     example: dict[str, Any] = field(default_factory=dict)  # a typical call, for docs/tools.md
     edit_format: str | None = None  # the edit style it offers ("replace", "patch"); tools.edit_format picks
     guidance: str = ""  # one line of the system prompt, sent only while the tool is offered

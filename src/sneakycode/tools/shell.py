@@ -250,7 +250,8 @@ def command_result(run: CapturedRun, timeout: int, sandbox: str, notes: list[str
     if ending.exit_code != 0:
         error = f"the command exited with code {ending.exit_code}{shell_signal(ending.exit_code)} after {took}"
         return ToolResult.fail(ErrorCode.NONZERO_EXIT, error, detail=detail, **data)
-    return ToolResult(success=True, content=text, message=" ".join([f"exit code 0 in {took}", *notes]), data=data)
+    # Each note on its own line: glued onto "exit code 0 in 0.1 s" it read as part of the exit line.
+    return ToolResult(success=True, content=text, message="\n".join([f"exit code 0 in {took}", *notes]), data=data)
 
 
 def excerpt(capture: HeadTailCapture, where: str) -> str:

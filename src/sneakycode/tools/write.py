@@ -8,6 +8,7 @@ from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, ProposedEdit, Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.diagnostics.after_edit import diagnose_edit
 from sneakycode.tools.read import split_lines
+from sneakycode.workspace.textfiles import TextFile
 
 
 class WriteFileArgs(ToolArgs):
@@ -26,6 +27,21 @@ def _proposed_write(args: WriteFileArgs, ctx: ToolContext) -> ProposedEdit:
     return ProposedEdit(ws.display(real), current.text, incoming)
 
 
+def _checked_write(args: WriteFileArgs, ctx: ToolContext) -> TextFile | None:
+    """Every check of a write_file call before the write: the file it replaces (None: a new file), or the
+    ToolError a run would fail with (the gate's `dry_check` too)."""
+    ws = ctx.workspace
+    real = ws.resolve(args.file_path)
+    if os.path.isdir(real):
+        raise ToolError(ErrorCode.IS_DIRECTORY, f"{args.file_path!r} is a directory; give a file path")
+    ws.require_unprotected(real, args.file_path)
+    if not os.path.lexists(real):
+        return None
+    # Unlike str_replace and patch_apply, an overwrite of a file changed since the read is refused, not
+    # merged: the whole file is the edit, so every outside change would be a conflict with it.
+    return ws.require_fresh(args.file_path, real)
+
+
 @tool(
     name="write_file",
     tier=Tier.CONFIRM,
@@ -33,6 +49,7 @@ def _proposed_write(args: WriteFileArgs, ctx: ToolContext) -> ProposedEdit:
     paths=("file_path",),
     preview=lambda arguments: Preview(str(arguments.get("content", ""))),
     proposed=_proposed_write,
+    dry_check=_checked_write,
     example={"file_path": "app/utils/helpers.py", "content": "def greet():\n    return 'hello'\n"},
 )
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
@@ -42,17 +59,12 @@ def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     real = ws.resolve(args.file_path)
     shown = ws.display(real)
     new_lines = len(split_lines(args.content))
-    if os.path.isdir(real):
-        raise ToolError(ErrorCode.IS_DIRECTORY, f"{args.file_path!r} is a directory; give a file path")
-    ws.require_unprotected(real, args.file_path)
-    if not os.path.lexists(real):
+    current = _checked_write(args, ctx)
+    if current is None:
         ws.write_text(args.file_path, args.content)
         found = diagnose_edit(ctx, real, None, args.content)
         message = found.add_to(f"Created {shown} ({new_lines} lines).")
         return ToolResult.ok(message=message, created=True, lines=new_lines, **found.data())
-    # Unlike str_replace and patch_apply, an overwrite of a file changed since the read is refused, not
-    # merged: the whole file is the edit, so every outside change would be a conflict with it.
-    current = ws.require_fresh(args.file_path, real)
     incoming = args.content.replace("\r\n", "\n") if current.newline == "\r\n" else args.content
     if current.text == incoming:
         return ToolResult.ok(message=f"{shown} already has exactly this content; nothing was written.", created=False)

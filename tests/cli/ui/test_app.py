@@ -89,6 +89,31 @@ def test_declined_edit_leaves_the_file_and_tells_the_model(ws: Path) -> None:
     assert "rejected_by_user" in tool_messages[-1]["content"]
 
 
+def test_an_edit_bound_to_fail_is_never_put_to_the_user(ws: Path) -> None:
+    """Regression: a str_replace whose old text is not in the file was still put to the user for approval."""
+    (ws / "app.py").write_text("x = 1\n")
+    script = {"steps": [
+        call("read_file", file_path="app.py"),
+        call("str_replace", file_path="app.py", old_str="y = 9", new_str="y = 10"),
+        call("finish", message="Could not change y."),
+    ]}  # fmt: skip
+    with ScriptedServer(script) as server:
+        child = spawn(ws, server)
+        child.expect("Type a task")
+        wait_for_prompt(child)
+        child.sendline("set y to 10")
+        child.expect("Could not change y.")
+        output = child.before or ""
+        wait_for_prompt(child)
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+        tool_messages = [m for m in server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert "Allow str_replace" not in output and "what to do instead" not in output
+    assert "str_replace app.py" in output
+    assert "[no_match]" in tool_messages[-1]["content"]
+    assert (ws / "app.py").read_text() == "x = 1\n"
+
+
 def test_plan_mode_set_by_slash_command_refuses_edits_without_asking(ws: Path) -> None:
     (ws / "app.py").write_text("x = 1\n")
     with ScriptedServer(EDIT_SCRIPT) as server:
@@ -200,3 +225,20 @@ def test_slash_mcp_lists_the_sessions_servers_and_leaving_stops_them(ws: Path, t
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
     assert gone(pid_in(pid_file)), "the server outlived the interactive session"
+
+
+def test_a_task_on_the_command_line_is_the_sessions_first_message(ws: Path) -> None:
+    """Issue 37: `sneakycode "TASK"` was an error; peers start the interactive session with it as its first message,
+    and the session goes on at the prompt afterwards."""
+    script = {"steps": [{"content": "Hello from the first turn."}, {"content": "Second answer."}]}
+    with ScriptedServer(script) as server:
+        child = spawn(ws, server, "say hello")
+        child.expect("Hello from the first turn.")
+        wait_for_prompt(child)
+        child.sendline("and again")
+        child.expect("Second answer.")
+        wait_for_prompt(child)
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+        first_user = [m for m in server.chat_requests[0]["messages"] if m["role"] == "user"]
+    assert "say hello" in str(first_user[-1]["content"])

@@ -24,8 +24,8 @@ def test_commands_and_skills_are_listed_completed_and_run(ws: Path) -> None:
         wait_for_prompt(child)
         child.sendline("/help")
         styled = r"(?:\x1b\[[0-9;]*m)*"  # bold names: NO_COLOR drops colours, not bold
-        child.expect(rf"/review{styled} FILE Review a file")
-        child.expect(rf"/tidy-imports{styled} \(skill\) Sort the imports\.")
+        child.expect(rf"/review{styled}\s+{styled}FILE Review a file")
+        child.expect(rf"/tidy-imports{styled}\s+{styled}\(skill\) Sort the imports\.")
         wait_for_prompt(child)
         child.sendline("/skills")
         child.expect_exact(".sneakycode/skills/tidy-imports")

@@ -21,7 +21,7 @@ def test_prompts_are_listed_completed_and_run_and_resources_attached(ws: Path) -
         wait_for_prompt(child)
         child.sendline("/help")
         styled = r"(?:\x1b\[[0-9;]*m)*"  # bold names: NO_COLOR drops colours, not bold
-        child.expect(rf"/mcp__fx__review{styled} <file> \[focus\] \(MCP server fx\) Review a file\.")
+        child.expect(rf"/mcp__fx__review{styled}\s+{styled}<file> \[focus\] \(MCP server fx\) Review a file\.")
         wait_for_prompt(child)
         child.send("/mcp__fx__gr\t")
         child.expect_exact("/mcp__fx__greet")

@@ -104,8 +104,15 @@ def test_a_stall_is_a_line_and_progress_is_the_spinner_label() -> None:
     sink.emit({"type": "progress", "id": "1", "name": "run_command", "elapsed": 9, "last_line": "test_b PASSED"})
     assert out.getvalue().splitlines() == [
         "waiting: the model's reply has sent nothing for 60 s; after stall_timeout (120 s) ..."]
-    assert sink.live._status is not None
-    assert sink.live._status.label == "running run_command make test 9 s | test_b PASSED"
+    status = sink.live._status
+    assert status is not None
+    # One timer (issue 37): the label holds no seconds of its own; the spinner's clock runs from the call's start
+    # and goes on across heartbeats rather than restarting with each new last line.
+    assert status.label == "running run_command make test | test_b PASSED"
+    assert status.started == sink._pending["1"].started
+    sink.emit({"type": "progress", "id": "1", "name": "run_command", "elapsed": 12, "last_line": "test_c PASSED"})
+    later = sink.live._status
+    assert later is not None and later.label.endswith("test_c PASSED") and later.started == status.started
     sink.finish()
 
 

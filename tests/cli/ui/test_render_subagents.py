@@ -26,5 +26,5 @@ def test_subagent_events_are_marked_with_its_id_and_its_prose_is_not_streamed() 
         "> subagent explore-1 started",
         "  explore-1 * grep_files RETRY  ok, N s",
         "  explore-1     net.py:3: RETRY = 7",
-        "> subagent explore-1 ended: answered after 2 turn(s)",
+        "> subagent explore-1 ended: answered after 2 turns",
     ]

@@ -37,7 +37,13 @@ from sneakycode.agent.model.failures import (
     classify,
     silence_message,
 )
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, cache_request_fields, output_cap
+from sneakycode.agent.model.providers import (
+    KEY_PROVIDERS,
+    LOOPBACK_HOSTS,
+    ModelConfig,
+    cache_request_fields,
+    output_cap,
+)
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
@@ -332,10 +338,13 @@ class OpenAIChatModel:
         tries = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
         local_help = f" Is the server running? {config.help}." if config.local and config.help else ""
         if failure.kind == "auth":
+            # Only a hosted provider's help is about keys ("get a key at ..."); a local or custom server's says how
+            # to start it or set base_url, which a refused key has nothing to do with.
+            key_help = config.help if config.provider in KEY_PROVIDERS else ""
             message = (
                 f"{config.provider} at {config.base_url} rejected the API key ({failure.summary}). The key came "
                 f"from {config.key_source}; check that it is right and still active"
-                + (f" ({config.help})." if config.help else ".")
+                + (f" ({key_help})." if key_help else ".")
             )
         elif failure.kind == "model_not_found":
             message = self._unknown_model_message(failure)

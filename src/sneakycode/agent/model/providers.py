@@ -60,6 +60,8 @@ PRESETS: dict[str, ProviderPreset] = {
     )
 }
 KEY_PRESETS = tuple(PRESETS[name] for name in ("groq", "openai", "openrouter"))
+KEY_PROVIDERS = frozenset(preset.name for preset in KEY_PRESETS)
+"""Hosted providers, whose `help` says where to get a key."""
 LOCAL_PRESETS = tuple(p for p in PRESETS.values() if p.local)
 
 SETUP_HELP = """no model provider is configured. Choose one:

@@ -15,7 +15,7 @@ from prompt_toolkit import PromptSession
 from rich.console import Console
 
 from sneakycode.cli.exit_codes import ExitCode
-from sneakycode.cli.text import markup_safe, printable
+from sneakycode.cli.text import markup_safe, plural, printable
 from sneakycode.cli.trust_command import trust_requests
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError, SneakyError
@@ -44,6 +44,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sneakycode.cli.ui.completion import SlashCompleter
     from sneakycode.cli.ui.keys import EscWatcher, next_mode, prompt_bindings
     from sneakycode.cli.ui.render import TerminalSink
+    from sneakycode.cli.ui.startup_check import StartupCheck
     from sneakycode.cli.ui.status import agent_status, status_text
 
     console = Console(highlight=False)
@@ -84,9 +85,10 @@ def run_interactive(args: argparse.Namespace) -> int:
     )
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
     slash = SlashContext(agent, loaded, console, model_line, run.extensions,
-                         invoke=lambda line: _invoke(run, console, line, watcher), subagents=run.parts.subagents,
+                         invoke=lambda line: _invoke(run, console, line, watcher, sink.finish),
+                         subagents=run.parts.subagents,
                          mcp=run.parts.mcp, run=run,
-                         send=lambda text: _run_request(run, console, text, watcher=watcher),
+                         send=lambda text: _run_request(run, console, text, watcher=watcher, settle=sink.finish),
                          last_result=lambda: sink.last_result)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
@@ -96,10 +98,20 @@ def run_interactive(args: argparse.Namespace) -> int:
     console.print("[dim]Type a task. /help lists commands; @file attaches a file, !cmd runs one; Esc stops a turn; "
                   "Shift+Tab cycles the mode; Ctrl-D leaves.[/]")
     run.start()
+    startup = StartupCheck(console, prompt)
+    startup.start(config)
     shared: list[str] = []  # what `!cmd` printed, for the next request
     armed = False  # Ctrl-C once on an empty line: the next one leaves
     try:
+        if getattr(args, "task", None):  # `sneakycode "TASK"`: the task is the session's first message
+            startup.flush()
+            console.print(f"> {markup_safe(args.task)}")
+            try:
+                _run_request(run, console, args.task, watcher=watcher, settle=sink.finish)
+            finally:
+                sink.finish()
         while True:
+            startup.flush()
             try:
                 line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(agent_status(agent, run.model)))
             except KeyboardInterrupt:
@@ -125,17 +137,25 @@ def run_interactive(args: argparse.Namespace) -> int:
                 request = _with_mentions(agent, console, line)
                 request, extra = with_resources(run, request)
                 _run_request(run, console, "\n\n".join([*shared, request]), _attach(console, line, ctx) + extra,
-                             watcher)
+                             watcher, sink.finish)
                 shared.clear()
             finally:
                 sink.finish()  # nothing stays live under the next prompt
     finally:
         killed = run.close("prompt_input_exit")  # leaving (Ctrl-D, /exit, a crash) ends every job
     if killed:
-        console.print(f"[dim]Stopped {len(killed)} running job(s).[/]")
-    console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it, "
-                  f"`sneakycode undo` reverts its changes.[/]")
+        console.print(f"[dim]Stopped {plural(len(killed), 'running job')}.[/]")
+    undo = ", `sneakycode undo` reverts its changes" if _changed_files(ctx) else ""
+    console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it"
+                  f"{undo}.[/]")
     return ExitCode.OK
+
+
+def _changed_files(ctx: ToolContext) -> bool:
+    """Whether the session's edits left anything for `sneakycode undo` to revert."""
+    from sneakycode.session.journal import Journal
+
+    return any(not entry.undone for entry in Journal(ctx.session_dir).entries())
 
 
 def _prepare(
@@ -228,35 +248,45 @@ def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
     return found.images
 
 
-def _invoke(run: Session, console: Console, line: str, watcher: EscWatcher | None = None) -> None:
+def _invoke(run: Session, console: Console, line: str, watcher: EscWatcher | None = None,
+            settle: Callable[[], None] | None = None) -> None:
     """`/NAME ARGS` for a custom command or skill: the session expands it (its inline commands asked about as
     usual) and runs it as one request with its allowed-tools and model in effect."""
-    _run_request(run, console, line, watcher=watcher)
+    _run_request(run, console, line, watcher=watcher, settle=settle)
 
 
 def _run_request(run: Session, console: Console, request: str, images: list[ImagePart] | None = None,
-                 watcher: EscWatcher | None = None) -> None:
+                 watcher: EscWatcher | None = None, settle: Callable[[], None] | None = None) -> None:
     """One request to the model (with the images it attaches), with Esc or Ctrl-C stopping it and a one-line
-    summary after."""
+    summary after. `settle` prints what the display still holds (a reply cut by Ctrl-C) before the summary."""
     from sneakycode.cli.startup import cancel_on_sigint
+    from sneakycode.cli.ui.markdown_stream import markdown
 
     try:
         with cancel_on_sigint(run.cancel), watcher.watching() if watcher else nullcontext():
             result = run.run(request, images)
     except SneakyError as exc:
+        if settle is not None:
+            settle()
         console.print(f"[red]{markup_safe(str(exc))}[/]")
         return
     except KeyboardInterrupt:
+        if settle is not None:
+            settle()
         console.print("[yellow]Interrupted.[/]")
         return
-    if result.status != "answered":
+    if settle is not None:
+        settle()  # the partial answer of a cancelled turn above "Cancelled", not below it
+    if result.status == "finished":
+        console.print(markdown(result.message))  # the finish message is the model's prose, as streamed text is
+    elif result.status != "answered":
         style = STATUS_STYLE.get(result.status, "")
         shown = markup_safe(result.message)
         console.print(f"[{style}]{shown}[/]" if style else shown)
     usage = result.usage
     console.print(
-        f"[dim]{result.turns} turn(s), {result.tool_calls} tool call(s), "
-        f"{usage['prompt_tokens']} in / {usage['completion_tokens']} out tokens"
+        f"[dim]{plural(result.turns, 'turn')}, {plural(result.tool_calls, 'tool call')}, "
+        f"{usage['prompt_tokens']:,} in / {usage['completion_tokens']:,} out tokens"
         f"{' (estimated)' if usage['estimated'] else ''}[/]"
     )
 

@@ -28,7 +28,8 @@ from sneakycode.tools.registry import get_tool
 
 PREVIEW_LINES = 40
 QUESTION = "[y]es  [n]o  [a]lways...  [t] no, and tell it what to do instead > "
-SAID = {"y": "yes", "n": "no", "t": "no"}
+SAID = {"y": "yes", "n": "no", "t": "no", "a": "always"}
+WHERE = {"s": "this session", "p": "the project", "u": "your user config", "c": "back", "n": "back"}
 
 
 def preview(tool_name: str, arguments: dict[str, Any]) -> Preview:
@@ -71,8 +72,9 @@ class TerminalApprover:
         self._show(tool_name, arguments, reason)
         while True:
             answer = self.ask(QUESTION).strip().lower()[:1]
-            if answer in SAID:
-                self.console.print(SAID[answer], style="dim")
+            # Every key ends the question's line (its echo, or nothing for a key that is no answer), so what
+            # follows (the "always" menu, the question again) starts on a line of its own.
+            self.console.print(SAID.get(answer, ""), style="dim")
             if answer == "y":
                 return True
             if answer == "n":
@@ -124,8 +126,8 @@ class TerminalApprover:
                            f"\\[u] saved to your user config ({markup_safe(str(user_path))})  \\[c] back")
         while True:
             where = self.ask("> ").strip().lower()[:1]
+            self.console.print(WHERE.get(where, ""), style="dim")
             if where in ("c", "n"):  # "n" is also what a Ctrl-C at this question reads as
-                self.console.print("back", style="dim")
                 return False
             if where in ("s", "p", "u"):
                 break

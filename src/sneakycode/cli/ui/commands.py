@@ -10,7 +10,7 @@ from rich.console import Console
 
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.subagents import Subagents
-from sneakycode.cli.text import markup_safe
+from sneakycode.cli.text import markup_safe, printable
 from sneakycode.cli.ui import model_commands, session_commands
 from sneakycode.cli.ui.status import cache_summary
 from sneakycode.config import LoadedSettings, PermissionMode
@@ -40,11 +40,19 @@ class SlashContext:
 
 
 def _help(sc: SlashContext, _arg: str) -> bool:
-    for name, (_, text) in COMMANDS.items():
-        sc.console.print(f"  [bold]/{name}[/] {markup_safe(text)}")
-    for name, text in sc.extensions.slash_entries():
-        if name not in COMMANDS:
-            sc.console.print(f"  [bold]/{markup_safe(name)}[/] {markup_safe(text)}")
+    from rich.table import Table
+    from rich.text import Text
+
+    # Two columns (name, what it does), the descriptions aligned and wrapped in their own column; Text, not
+    # markup, as a description may hold brackets (`[all]`) and an extension's comes from a file.
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    entries = [(name, text) for name, (_, text) in COMMANDS.items()]
+    entries += [(name, text) for name, text in sc.extensions.slash_entries() if name not in COMMANDS]
+    for name, text in entries:
+        table.add_row(Text.assemble("  ", (f"/{printable(name)}", "bold")), Text(printable(text)))
+    sc.console.print(table)
     sc.console.print("  Esc or Ctrl-C stops the running turn; Shift+Tab cycles the mode; Ctrl-D (or /exit) leaves.")
     sc.console.print("  @PATH attaches a file or folder listing; !COMMAND runs a command and shares its output.")
     return True

@@ -78,9 +78,12 @@ def config(sc: SlashContext, arg: str) -> bool:
 
     loaded = sc.loaded
     values = flatten(loaded.settings.model_dump(mode="json"))
+    switched: dict[str, str] = {}  # what /model changed since the settings were read: the session's, not the file's
+    if sc.run is not None and sc.run.config.model != values.get("model"):
+        values["model"] = switched["model"] = sc.run.config.model
     shown = 0
     for key, value in sorted(values.items()):
-        origin = loaded.origin_of(key)
+        origin = "switched with /model in this session" if key in switched else loaded.origin_of(key)
         if origin == "default" and arg != "all":
             continue
         sc.console.print(f"  {markup_safe(key)} = {markup_safe(repr(value))}  [dim]({markup_safe(origin)})[/]")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.console import Console, RenderableType
 
 from sneakycode.agent.events import Event, ToolCallEvent, ToolResultEvent
-from sneakycode.cli.text import markup_safe
+from sneakycode.cli.text import markup_safe, plural
 from sneakycode.cli.ui.folding import fold
 from sneakycode.cli.ui.markdown_stream import MarkdownStream
 from sneakycode.cli.ui.previews import EditPreview, edit_preview, render_rows
@@ -53,6 +53,7 @@ class _Pending:
     started: float
     diff: EditPreview | None = None
     asked: bool = False
+    refused: bool = False
 
 
 class TerminalSink:
@@ -91,7 +92,8 @@ class TerminalSink:
     def emit(self, event: Event) -> None:
         if event["type"] == "subagent":
             self.stream.finish()
-            ended = f": {event.get('status')} after {event.get('turns')} turn(s)" if event["phase"] == "end" else ""
+            ended = f": {event.get('status')} after {plural(int(event.get('turns') or 0), 'turn')}" if (
+                event["phase"] == "end") else ""
             verb = "started" if event["phase"] == "start" else "ended"
             self.console.print(f"[bold blue]>[/] [blue]subagent {markup_safe(event['agent'])} {verb}{ended}[/]")
             return
@@ -110,11 +112,13 @@ class TerminalSink:
             self.tokens += event["prompt_tokens"] + event["completion_tokens"]
             self._streamed = 0
             return
-        if event["type"] == "progress":  # the spinner's line says how long and what the command printed last
+        if event["type"] == "progress":  # the spinner's line says what the command printed last
             pending = self._pending.get(event["id"])
             line = pending.line[:60] if pending is not None else event["name"]
             last = f" | {event['last_line'][:60]}" if event["last_line"] else ""
-            self.live.set_status(f"running {line} {event['elapsed']} s{last}")
+            # One clock, the spinner's, from the call's start: the event's own `elapsed` in the label made two.
+            since = pending.started if pending is not None else time.monotonic() - event["elapsed"]
+            self.live.set_status(f"running {line}{last}", since=since)
             return
         self.stream.finish()
         if event["type"] == "assistant":
@@ -129,7 +133,7 @@ class TerminalSink:
             self._result(event, who)
         elif event["type"] == "permission":
             self._permission(event["id"], event["outcome"])
-            if event["outcome"] in ("denied", "rejected"):
+            if event["outcome"] == "denied":  # a rejection's reason was in the question the user just answered
                 name, reason = markup_safe(event["name"]), markup_safe(event["reason"])
                 self.console.print(f"{who or '  '}[yellow]{name} {event['outcome']}: {reason}[/]")
         elif event["type"] == "tasks":
@@ -163,6 +167,8 @@ class TerminalSink:
 
     def _permission(self, call_id: str, result: str) -> None:
         pending = self._pending.get(call_id)
+        if pending is not None and result in ("denied", "rejected"):
+            pending.refused = True  # it never ran: no time to show (what passed was the person's thinking)
         if pending is not None and result == "approved":
             pending.asked = True
             pending.started = time.monotonic()  # the time a person took to answer is not the tool's
@@ -183,7 +189,7 @@ class TerminalSink:
         timer = self._timers.pop(event["id"], None)
         if timer is not None:
             timer.cancel()
-        seconds = time.monotonic() - pending.started if pending is not None else None
+        seconds = time.monotonic() - pending.started if pending is not None and not pending.refused else None
         if event["success"] and event["quiet"]:
             return
         line = pending.line if pending is not None else event["name"]

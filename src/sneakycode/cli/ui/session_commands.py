@@ -58,8 +58,8 @@ def diff(sc: SlashContext, _arg: str) -> bool:
     if first is not None:
         try:
             repo = ShadowRepo.find(ctx.session_dir, ctx.workspace.root)
-            text = repo.run("diff", "--no-color", "--stat", "--patch", first.commit, records[-1].commit,
-                            limit=DIFF_LIMIT_BYTES)
+            text = repo.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", "--patch",
+                            first.commit, records[-1].commit, limit=DIFF_LIMIT_BYTES)
         except CheckpointError as exc:
             sc.console.print(f"[red]No diff: {markup_safe(str(exc))}[/]")
             return True

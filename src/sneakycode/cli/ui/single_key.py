@@ -19,9 +19,9 @@ def read_key(question: str) -> str:
     """Show `question` and return the key pressed, lower-cased ("" for a key that is not one character, like
     an arrow). Ctrl-C and Esc raise KeyboardInterrupt, Ctrl-D EOFError. Without a terminal on stdin a whole
     line is read and its first character counts."""
-    sys.stdout.write(question)
-    sys.stdout.flush()
     if not sys.stdin.isatty():
+        sys.stdout.write(question)
+        sys.stdout.flush()
         line = sys.stdin.readline()
         if not line:
             raise EOFError
@@ -29,7 +29,11 @@ def read_key(question: str) -> str:
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     try:
-        tty.setraw(fd)
+        # Raw first, then the question, and TCSANOW rather than setraw's default TCSAFLUSH: a key pressed as
+        # soon as the question shows must not land in cooked mode (echoed, held for Enter) nor be flushed.
+        tty.setraw(fd, termios.TCSANOW)
+        sys.stdout.write(question)
+        sys.stdout.flush()
         data = os.read(fd, 32).decode("utf-8", "replace")
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)

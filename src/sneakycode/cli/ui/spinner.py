@@ -61,10 +61,14 @@ class LiveArea:
         self._stream = renderable
         self._refresh()
 
-    def set_status(self, label: str | None) -> None:
-        """Start the spinner with this label (its clock restarts when the label changes); None stops it."""
+    def set_status(self, label: str | None, since: float | None = None) -> None:
+        """Start the spinner with this label; None stops it. Its clock starts at `since` (time.monotonic()) when
+        given, so a label that changes for one piece of work (a command's last output line) keeps one clock;
+        otherwise it restarts when the label changes."""
         if label is None:
             self._status = None
+        elif since is not None:
+            self._status = _Status(label, since, self.tokens)
         elif self._status is None or self._status.label != label:
             self._status = _Status(label, time.monotonic(), self.tokens)
         self._refresh()

@@ -1,18 +1,19 @@
 """The tags of every source file of a workspace, kept up to date by mtime and size.
 
-The files are the ones a search visits (tools/search/walk.py: the same ignore files, `.git` skipped, links not
-followed), less those a deny rule hides from the read tools and those over the size limit, which are never
-opened. A file whose mtime and size are what the index saw keeps its tags; any other is parsed again. The
-index lives in memory for the process and in an append-only log in the session folder (`codemap.jsonl`, one
-line per parsed file, later lines winning), so an update writes only what changed and a resumed session, or
-another process of it, starts warm; a new session starts from the newest log of another session of the same
-workspace. The log is rewritten whole when it holds more stale lines than live ones.
+The files are those of files.py (what git lists, or the search's walk without vendored trees; links not
+followed; at most MAX_SOURCE_FILES), less those a deny rule hides from the read tools and those over the size
+limit, which are never opened. A file whose mtime and size are what the index saw keeps its tags; any other is
+parsed again. The index lives in memory for the process and in an append-only log in the session folder
+(`codemap.jsonl`, one line per parsed file, later lines winning), so an update writes only what changed and a
+resumed session, or another process of it, starts warm; a new session starts from the newest log of another
+session of the same workspace. The log is rewritten whole when it holds more stale lines than live ones.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -20,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sneakycode.tools.codemap.files import MAX_SOURCE_FILES, source_candidates
 from sneakycode.tools.codemap.graph import ReferenceGraph
 from sneakycode.tools.codemap.parse import parse_files
 from sneakycode.tools.codemap.tags import FileTags, has_tags
 from sneakycode.tools.diagnostics.languages import EXTENSIONS
-from sneakycode.tools.search.walk import WalkOptions, walk_folders
 
 CACHE_NAME = "codemap.jsonl"
 _SEED_SESSIONS = 20  # the newest other session folders looked at for a log to start from
@@ -49,6 +50,7 @@ class Refresh:
     oversized: list[str] = field(default_factory=list)
     pending: int = 0  # new or changed files left for the next refresh: its deadline came first
     walk_cut: bool = False  # the deadline came before the walk of the tree ended
+    capped: int = 0  # the cap (MAX_SOURCE_FILES) when there were more source files: the rest are left out
     changed_paths: set[str] = field(default_factory=set)
 
     @property
@@ -80,28 +82,31 @@ class TagIndex:
         report = Refresh()
         seen: set[str] = set()
         wanted: list[tuple[int, str, str, str, os.stat_result]] = []
-        for folder in walk_folders(str(self.root), ".", WalkOptions()):
+        for candidate in source_candidates(self.root, lambda name: _language(name) is not None):
             if deadline is not None and time.monotonic() > deadline:
                 report.walk_cut = True  # a huge tree (a home folder): what was not reached stays as it was
                 break
-            for entry in folder.files:
-                language = _language(entry.name)
-                if language is None:
-                    continue
-                path = folder.prefix + entry.name
-                if (folder.chain.levels and folder.chain.ignored(entry.path, False)) or hidden(path) is not None:
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if info.st_size > max_file_bytes:
-                    report.oversized.append(path)
-                    continue
-                seen.add(path)
-                known = self.entries.get(path)
-                if not (known and known.mtime_ns == info.st_mtime_ns and known.size == info.st_size):
-                    wanted.append((info.st_size, path, entry.path, language, info))
+            path = candidate.path
+            if hidden(path) is not None:
+                continue
+            try:
+                info = os.lstat(candidate.real)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):  # links are not followed, a submodule is not a file
+                continue
+            if info.st_size > max_file_bytes:
+                report.oversized.append(path)
+                continue
+            if len(seen) >= MAX_SOURCE_FILES:
+                report.capped = MAX_SOURCE_FILES
+                break
+            seen.add(path)
+            language = _language(path.rsplit("/", 1)[-1])
+            assert language is not None  # source_candidates yields only names it knows
+            known = self.entries.get(path)
+            if not (known and known.mtime_ns == info.st_mtime_ns and known.size == info.st_size):
+                wanted.append((info.st_size, path, candidate.real, language, info))
         fresh: dict[str, Entry] = {}
         wanted.sort()
         parsed = parse_files([(real, language, size) for size, _, real, language, _ in wanted], max_file_bytes,

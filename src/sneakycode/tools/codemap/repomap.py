@@ -96,6 +96,8 @@ def with_heading(repo_map: RepoMap) -> str:
     refresh = repo_map.refresh
     later = f" ({refresh.pending:,} more not read yet)" if refresh.pending else ""
     files = f"{repo_map.files:,} source files" + (" (more not read yet)" if refresh.walk_cut else later)
+    if refresh.capped:
+        files += f" (the map stops at {refresh.capped:,} source files; the rest are left out)"
     return (
         f"{HEADING}: the most-used definitions of {files}, best first; line numbers are where each is "
         f"defined.\n{repo_map.text}"

@@ -60,6 +60,28 @@ def _proposed_replacement(args: StrReplaceArgs, ctx: ToolContext) -> ProposedEdi
     return ProposedEdit(shown, before, edit.text)
 
 
+@dataclass(frozen=True)
+class _Replacement:
+    """A str_replace call checked and computed, nothing written yet."""
+
+    real: Path
+    since: SinceRead
+    shown: str
+    edit: StrReplaced
+
+
+def _planned_replacement(args: StrReplaceArgs, ctx: ToolContext) -> _Replacement:
+    """Every check of a str_replace call and its edit, before the write: the ToolError a run would fail with.
+    The gate runs it too before asking anyone (`dry_check`), so a call bound to fail is never put to the user."""
+    ws = ctx.workspace
+    _check_strings(args.old_str, args.new_str)
+    real = _existing_file(ws, args.file_path)
+    since = ws.read_since(args.file_path, real)
+    shown = ws.display(real)
+    edit = compute_str_replace(since.seen.text, args.old_str, args.new_str, replace_all=args.replace_all, label=shown)
+    return _Replacement(real, since, shown, edit)
+
+
 @tool(
     name="str_replace",
     tier=Tier.CONFIRM,
@@ -67,6 +89,7 @@ def _proposed_replacement(args: StrReplaceArgs, ctx: ToolContext) -> ProposedEdi
     paths=("file_path",),
     preview=_replacement_preview,
     proposed=_proposed_replacement,
+    dry_check=_planned_replacement,
     example={"file_path": "app/main.py", "old_str": "def old_name():", "new_str": "def new_name():"},
     edit_format="replace",
     guidance="Prefer str_replace for edits: old_str must match the file exactly (without the line numbers "
@@ -75,12 +98,8 @@ def _proposed_replacement(args: StrReplaceArgs, ctx: ToolContext) -> ProposedEdi
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     """Replace old_str (once, unless replace_all: add context) with new_str in a file you have read.
     Whitespace, indentation, quotes and blank lines match leniently. Returns the edited lines."""
-    ws = ctx.workspace
-    _check_strings(args.old_str, args.new_str)
-    real = _existing_file(ws, args.file_path)
-    since = ws.read_since(args.file_path, real)
-    shown = ws.display(real)
-    edit = compute_str_replace(since.seen.text, args.old_str, args.new_str, replace_all=args.replace_all, label=shown)
+    planned = _planned_replacement(args, ctx)
+    real, since, shown, edit = planned.real, planned.since, planned.shown, planned.edit
     count = len(edit.chosen)
     message = f"Edited {shown}: {count} replacement{'' if count == 1 else 's'}, old_str matched {edit.strategy.phrase}"
     reindent = edit.chosen[0].reindent
@@ -224,6 +243,39 @@ def _proposed_patch(args: PatchApplyArgs, ctx: ToolContext) -> ProposedEdit:
     return ProposedEdit(shown, before, apply_hunks(before, parsed.hunks, label=shown).text)
 
 
+@dataclass(frozen=True)
+class _PlannedPatch:
+    """A patch_apply call checked and computed, nothing written yet: `since` and `patched` are None when the
+    patch creates the file."""
+
+    real: Path
+    shown: str
+    parsed: Patch
+    since: SinceRead | None
+    patched: Patched | None
+
+
+def _planned_patch(args: PatchApplyArgs, ctx: ToolContext) -> _PlannedPatch:
+    """Every check of a patch_apply call and its hunks placed, before the write: the ToolError a run would fail
+    with (the gate's `dry_check` too)."""
+    ws = ctx.workspace
+    parsed = parse_patch(args.patch)
+    real = ws.resolve(args.file_path)
+    _check_header_paths(parsed, ws, real, args.file_path)
+    shown = ws.display(real)
+    if parsed.creates:
+        _check_creatable(real, shown)
+        return _PlannedPatch(real, shown, parsed, None, None)
+    real = _existing_file(ws, args.file_path)
+    if not any(hunk.changes for hunk in parsed.hunks):
+        raise ToolError(ErrorCode.NO_CHANGE, "the patch has no '-' or '+' lines, so it changes nothing")
+    since = ws.read_since(args.file_path, real)
+    patched = apply_hunks(since.seen.text, parsed.hunks, label=shown)
+    if patched.text == since.seen.text:
+        raise ToolError(ErrorCode.NO_CHANGE, f"applying the patch leaves {shown} as it is")
+    return _PlannedPatch(real, shown, parsed, since, patched)
+
+
 @tool(
     name="patch_apply",
     tier=Tier.CONFIRM,
@@ -231,6 +283,7 @@ def _proposed_patch(args: PatchApplyArgs, ctx: ToolContext) -> ProposedEdit:
     paths=("file_path",),
     preview=lambda arguments: Preview(str(arguments.get("patch", "")), "diff"),
     proposed=_proposed_patch,
+    dry_check=_planned_patch,
     example={
         "file_path": "app/main.py",
         "patch": "@@ -1,3 +1,3 @@\n import sys\n-print('old')\n+print('new')\n sys.exit(0)\n",
@@ -241,20 +294,10 @@ def _proposed_patch(args: PatchApplyArgs, ctx: ToolContext) -> ProposedEdit:
 def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
     """Apply a unified diff (`@@ -12,4 +12,5 @@` hunks of ' ', '-', '+' lines) to one file you have read.
     Hunks are found by context if line numbers are off; all apply or none. `--- /dev/null` creates."""
-    ws = ctx.workspace
-    parsed = parse_patch(args.patch)
-    real = ws.resolve(args.file_path)
-    _check_header_paths(parsed, ws, real, args.file_path)
-    shown = ws.display(real)
-    if parsed.creates:
-        return _create(ctx, args.file_path, real, parsed, shown)
-    real = _existing_file(ws, args.file_path)
-    if not any(hunk.changes for hunk in parsed.hunks):
-        raise ToolError(ErrorCode.NO_CHANGE, "the patch has no '-' or '+' lines, so it changes nothing")
-    since = ws.read_since(args.file_path, real)
-    patched = apply_hunks(since.seen.text, parsed.hunks, label=shown)
-    if patched.text == since.seen.text:
-        raise ToolError(ErrorCode.NO_CHANGE, f"applying the patch leaves {shown} as it is")
+    planned = _planned_patch(args, ctx)
+    real, shown, since, patched = planned.real, planned.shown, planned.since, planned.patched
+    if since is None or patched is None:
+        return _create(ctx, args.file_path, real, planned.parsed, shown)
     written = _write_edit(ctx, args.file_path, real, since, patched.text, patched.ranges)
     return ToolResult.ok(
         written.content,
@@ -291,14 +334,18 @@ def _check_header_paths(parsed: Patch, ws: Workspace, real: Path, user_path: str
         )
 
 
-def _create(ctx: ToolContext, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
-    ws = ctx.workspace
+def _check_creatable(real: Path, shown: str) -> None:
     if os.path.lexists(real):
         raise ToolError(
             ErrorCode.PATCH_FAILED,
             f"the patch creates {shown} (it starts from /dev/null), but {shown} already exists",
             hint="Read the file and send a patch against its current content (--- a/path), or use write_file.",
         )
+
+
+def _create(ctx: ToolContext, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
+    ws = ctx.workspace
+    _check_creatable(real, shown)  # again: the file may have appeared since the check before approval
     text = created_text(parsed)
     ws.write_text(user_path, text)
     count = len(split_lines(text))

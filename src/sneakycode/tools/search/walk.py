@@ -237,6 +237,8 @@ class WalkOptions:
     include_names: re.Pattern[str] | None = None
     exclude_names: re.Pattern[str] | None = None
     max_filesize: int | None = None
+    skip_folders: frozenset[str] = frozenset()  # folder names never entered (the repository map's vendored trees)
+    skip_marked: frozenset[str] = frozenset()  # a folder holding a file of one of these names is not entered either
 
 
 def walk_files(cwd: str, roots: list[str], options: WalkOptions) -> Iterator[tuple[str, str]]:
@@ -287,6 +289,8 @@ def walk_folders(cwd: str, root: str, options: WalkOptions, *, files: bool = Tru
         found: list[os.DirEntry[str]] = []
         folders: list[os.DirEntry[str]] = []
         level = False
+        if options.skip_marked and not first and any(entry.name in options.skip_marked for entry in entries):
+            continue  # a virtualenv (its pyvenv.cfg), whatever it is called
         for entry in entries:
             name = entry.name
             if name in _LEVEL_NAMES:
@@ -298,7 +302,8 @@ def walk_folders(cwd: str, root: str, options: WalkOptions, *, files: bool = Tru
             except OSError:
                 continue
             if is_dir:
-                folders.append(entry)
+                if name not in options.skip_folders:
+                    folders.append(entry)
             elif files:
                 found.append(entry)
         if level and not first and not options.include_ignored:
