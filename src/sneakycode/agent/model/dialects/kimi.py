@@ -56,7 +56,7 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         reason = "the Kimi tool-call section holds no call"
         yield no_call_block(content, opened.start(), opened.end(), end, reason, "kimi_k2", schemas)
         return
-    yield Block(opened.start(), end, calls)
+    yield Block(opened.start(), end, calls, token=closing is not None)
 
 
 DIALECT = Dialect(
