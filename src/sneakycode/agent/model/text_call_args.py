@@ -33,6 +33,10 @@ FORMATS = {
     '{"KEY": VALUE}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "deepseek_v31": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>TOOL<｜tool▁sep｜>{"KEY": VALUE}<｜tool▁call▁end｜>'
     "<｜tool▁calls▁end｜>",
+    "deepseek_v32": '<｜DSML｜function_calls>\n<｜DSML｜invoke name="TOOL">\n'
+    '<｜DSML｜parameter name="KEY" string="true">TEXT</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="KEY" string="false">JSON VALUE</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n</｜DSML｜function_calls>",
     "kimi_k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.TOOL:0<|tool_call_argument_begin|>"
     '{"KEY": VALUE}<|tool_call_end|><|tool_calls_section_end|>',
     "harmony": '<|channel|>commentary to=functions.TOOL <|constrain|>json<|message|>{"KEY": VALUE}<|call|>',
