@@ -41,9 +41,12 @@ def _closing_blocks(content: str, blocks: list[Block]) -> list[Block]:
     return [block for block in blocks if id(block) in closing or block.token]
 
 
-def _unless_all_readable(calls: list[ToolCall]) -> list[ToolCall]:
-    """The calls, or, when one of them could not be read, all of them invalid: the reply is one intent."""
-    broken = next((c for c in calls if c.invalid and not is_unknown_tool(c)), None)
+def _unless_all_readable(blocks: list[Block]) -> list[ToolCall]:
+    """The calls, or, when one of them could not be read, all of them invalid: the reply is one intent. A
+    call of an `independent` block (its stacks run each call on its own) that cannot be read stops nothing."""
+    calls = [call for block in blocks for call in block.calls]
+    dependent = [call for block in blocks if not block.independent for call in block.calls]
+    broken = next((c for c in dependent if c.invalid and not is_unknown_tool(c)), None)
     if broken is None:
         return calls
     reason = f"Another tool call in this reply could not be read, so none of them ran. {broken.invalid}"
@@ -70,7 +73,7 @@ def parse_text_tool_calls(
         rest.extend((content[cursor : block.start], block.text))
         cursor = block.end
     rest.append(content[cursor:])
-    return _unless_all_readable(calls), END_TOKENS.sub("", "".join(rest).strip())
+    return _unless_all_readable(chosen), END_TOKENS.sub("", "".join(rest).strip())
 
 
 def held_back_length(content: str) -> int:
