@@ -55,6 +55,10 @@ def test_a_fragment_is_joined_only_while_the_previous_arguments_are_incomplete()
     joined = _stream(head, {"index": 1, "function": {"arguments": '"x.py"}'}})
     assert [(c.name, json.loads(c.arguments)) for c in joined.tool_calls()] == [("read_file", {"file_path": "x.py"})]
     assert joined.joined_fragments == 1
+    bare = {"index": 0, "id": "a", "function": {"name": "read_file", "arguments": ""}}
+    every = _stream(bare, {"index": 1, "function": {"arguments": '{"file_path": '}},
+                    {"index": 2, "function": {"arguments": '"x.py"}'}})
+    assert [(c.name, json.loads(c.arguments)) for c in every.tool_calls()] == [("read_file", {"file_path": "x.py"})]
     whole = {"index": 0, "id": "a", "function": {"name": "read_file", "arguments": '{"file_path": "x.py"}'}}
     kept = _stream(whole, {"index": 1, "function": {"arguments": '{"more": 1}'}})
     assert [c.arguments for c in kept.tool_calls()] == ['{"file_path": "x.py"}'] and kept.joined_fragments == 0

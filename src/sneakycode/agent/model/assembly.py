@@ -80,11 +80,12 @@ def with_timings(usage: Usage | None, timings: Any) -> Usage | None:
 
 
 def _incomplete_json(arguments: str) -> bool:
-    """Arguments begun but not yet a whole JSON value. Whole JSON arguments end in `}` (or `]`), so only
-    those are parsed: a fragment-per-index stream is not parsed once per fragment."""
+    """Arguments not yet a whole JSON value: none yet (a server that sends every fragment under a new index),
+    or begun and unfinished. Whole JSON arguments end in `}` (or `]`), so only those are parsed: a
+    fragment-per-index stream is not parsed once per fragment."""
     text = arguments.strip()
     if not text:
-        return False
+        return True
     if not text.endswith(("}", "]")):
         return True
     try:
@@ -153,11 +154,12 @@ class TurnBuilder:
 
     def _continues_previous(self, delta: dict[str, Any]) -> bool:
         """Whether a delta under a new index is the rest of the previous call's arguments: it has no id and
-        no name, and the previous call's arguments are not yet a whole JSON value."""
+        no name, and the previous call has a name and arguments that are not yet a whole JSON value."""
         function = delta.get("function") or {}
         if not self._calls or delta.get("id") or function.get("name") or not _text(function.get("arguments")):
             return False
-        return _incomplete_json(self._calls[-1].arguments)
+        previous = self._calls[-1]
+        return bool(previous.name) and _incomplete_json(previous.arguments)
 
     def _index_for_id(self, call_id: str) -> int:
         for index, slot in self._slot.items():
