@@ -386,6 +386,7 @@ ModelErrorKind = Literal[
     "output_truncated",  # cut at the output cap inside a tool call, even with twice the cap
     "context_truncated",  # the server silently read far fewer prompt tokens than were sent
     "context_overflow",  # the request does not fit the window even after compaction (never sent)
+    "repetition",  # the run's, not a request's: the model kept repeating a call, text or reasoning after a note
 ]
 """What went wrong with a model request: the one list every producer and consumer of ModelError uses."""
 

@@ -242,3 +242,18 @@ def test_a_configuration_that_names_no_usable_endpoint_exits_2_with_what_to_set(
     assert result.code == 2 and result.stdout == ""
     assert result.stderr.startswith("sneakycode doctor: provider groq needs an API key: export GROQ_API_KEY=")
     assert "Traceback" not in result.stderr
+
+
+def test_argument_fragments_under_a_new_nameless_index_are_named_the_servers_fault(ws: Path) -> None:
+    """Issue 38: the call works (SneakyCode joins the fragments back), and doctor says the server is at fault and
+    which upgrade fixes it."""
+    orphans = script(server_kind="vllm", chunk_size=4, quirks={"orphan_argument_fragments": True})
+    with ScriptedServer(orphans) as server:
+        code, report = doctor_json(server, ws)
+    found = check(report, "tool_calls")
+    assert code == 0, report["checks"]
+    assert found["verdict"] == "warn" and found["layer"] == "server"
+    assert 'get_weather({"city"' in found["measured"]
+    assert "under a new index with no id and no name" in found["measured"]
+    assert found["fix"].startswith("upgrade the server: pip install -U vllm")
+    assert report["settings"]["tool_calls"] == "native"

@@ -33,6 +33,18 @@ def test_split_streamed_arguments_open_a_new_call_per_fragment() -> None:
     assert "".join(c["arguments"] for c in calls) == '{"file_path": "src/app.py"}'
 
 
+def test_orphan_argument_fragments_arrive_under_new_indexes_without_id_or_name() -> None:
+    """Issue 38: the shape older vLLM and llama.cpp builds stream, which the client must join back."""
+    with ScriptedServer({"steps": [{"tool_calls": [READ]}], "chunk_size": 8,
+                         "quirks": {"orphan_argument_fragments": True}}) as server:
+        _, _, streamed = raw_post(server, {"messages": USER, "tools": TOOLS, "stream": True})
+    deltas = [d for e in sse_events(streamed)[:-1] for c in e["choices"] for d in c["delta"].get("tool_calls") or []]
+    assert deltas[0]["id"] and deltas[0]["function"]["name"] == "read_file"
+    orphans = [d for d in deltas if d["index"] > 0]
+    assert len(orphans) > 1 and all("id" not in d and "name" not in d["function"] for d in orphans)
+    assert "".join(d["function"]["arguments"] for d in deltas) == '{"file_path": "src/app.py"}'
+
+
 def usage(server: ScriptedServer, messages: list[dict[str, Any]], **more: Any) -> tuple[int, dict[str, Any]]:
     status, _, body = raw_post(server, {"messages": messages, **more})
     payload = json.loads(body)

@@ -8,12 +8,12 @@ import traceback
 from concurrent.futures import ThreadPoolExecutor
 
 from sneakycode.agent.events import PermissionEvent
-from sneakycode.agent.feedback import RepeatWatch
+from sneakycode.agent.feedback import REPETITION, RepeatWatch
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import tool_images_message
 from sneakycode.agent.messages import Message, ToolMessage
-from sneakycode.agent.protocol import EventSink, ToolCall
-from sneakycode.agent.results import Outcome, RunResult
+from sneakycode.agent.protocol import AssistantTurn, EventSink, ToolCall
+from sneakycode.agent.results import Outcome, RunResult, RunStatus
 from sneakycode.agent.watch import RunWatch
 from sneakycode.errors import ErrorCode
 from sneakycode.permissions.gate import Gate, PreparedCall
@@ -40,6 +40,19 @@ class ToolCalls:
     watch: RunWatch
     totals: RunResult
     _images: list[tuple[str, ImagePart]]
+
+    def _run_reply(self, reply: AssistantTurn) -> str | None:
+        """Run a reply's calls (see `_run_calls`), its text and reasoning seen by the repetition watch first."""
+        self.repeats.see(reply)
+        return self._run_calls(reply.tool_calls)
+
+    def _repeating(self, message: str) -> RunResult:
+        """End the run: the model kept repeating itself after it was told (feedback.RepeatWatch)."""
+        self.totals.error_kind = REPETITION
+        return self._end("error", message)
+
+    def _end(self, status: RunStatus, message: str) -> RunResult:
+        raise NotImplementedError  # the Agent's: how a run ends
 
     def _run_calls(self, calls: list[ToolCall]) -> str | None:
         """Run a reply's calls in order (adjacent allowed read-only calls together); the finish message or None.

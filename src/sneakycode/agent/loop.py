@@ -284,7 +284,9 @@ class Agent(ToolCalls):
                 nudged = True
                 self._append(UserMessage(role="user", content=NUDGE))
                 continue
-            final = self._run_calls(reply.tool_calls)
+            final = self._run_reply(reply)
+            if final is None and (stuck := self.repeats.take_stuck()) is not None:
+                return self._repeating(stuck)
             if final is not None:
                 if (more := self.hooks.stop(final, self.cancel)) is not None:
                     self._append(UserMessage(role="user", content=more))

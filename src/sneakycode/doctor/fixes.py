@@ -43,6 +43,21 @@ def tool_parser_fix(kind: str, dialect: str | None) -> str:
     return fixes.get(kind) or "; ".join(f"{name}: {fix}" for name, fix in fixes.items())
 
 
+def orphan_fragments_fix(kind: str) -> str:
+    """The upgrade for a server that streams the rest of a call's arguments under a new index, nameless."""
+    upgrades = {
+        "vllm": "pip install -U vllm (its streaming tool parser for the model's family, fixed upstream)",
+        "llamacpp": "a current llama.cpp build (llama-server --jinja)",
+        "ollama": "update Ollama",
+        "lmstudio": "update LM Studio",
+        "llama-cpp-python": "pip install -U llama-cpp-python",
+    }
+    how = upgrades.get(kind, "update the server")
+    return (f"upgrade the server: {how}. It streams a call's later argument fragments under a new index without "
+            "the call's id or name (a server fault); SneakyCode repairs it, but only while the arguments are "
+            "still incomplete JSON")
+
+
 def cache_fix(kind: str, hosted: bool) -> str:
     if hosted:
         return "nothing to set: the provider decides which models and prompts it caches"

@@ -18,7 +18,7 @@ from sneakycode.agent.model.providers import ModelConfig, output_cap
 from sneakycode.agent.model.text_tool_calls import parse_text_tool_calls
 from sneakycode.agent.protocol import ToolCall
 from sneakycode.doctor.checks import Check, Report
-from sneakycode.doctor.fixes import tool_parser_fix
+from sneakycode.doctor.fixes import orphan_fragments_fix, tool_parser_fix
 from sneakycode.doctor.probe import Endpoint, Exchange
 
 TOOL_NAME = "get_weather"
@@ -104,6 +104,13 @@ def check_tool_calls(report: Report, endpoint: Endpoint, config: ModelConfig) ->
             return found
         found.mode = "native"
         shown = f"{calls[0].name}({calls[0].arguments})"
+        if joined := exchange.builder.joined_fragments:
+            data["orphan_fragments"] = joined
+            report.add(Check("tool_calls", "warn", f"native tool_calls: {shown}, but {joined} "
+                             "of its argument fragments arrived under a new index with no id and no name; SneakyCode "
+                             f"joined them back (other clients drop them){note}", "server", orphan_fragments_fix(kind),
+                             data))
+            return found
         pieces = sum(1 for d in exchange.call_deltas if (d.get("function") or {}).get("arguments"))
         streamed = f", its arguments streamed in {pieces} pieces and joined whole" if pieces > 1 else ""
         city = str((parsed[0] or {}).get("city", ""))

@@ -165,6 +165,7 @@ def stream_chunks(
     size = script.chunk_size
     repeat_ids = bool(script.quirks.get("repeat_tool_call_ids"))
     split = bool(script.quirks.get("split_streamed_arguments"))
+    orphans = bool(script.quirks.get("orphan_argument_fragments"))
     base = {
         "id": f"chatcmpl-{step}",
         "object": "chat.completion.chunk",
@@ -189,6 +190,9 @@ def stream_chunks(
                 index += 1
                 delta = {**head, "index": index, "id": f"{call_id}_{part}", "function": {"name": call.name,
                                                                                          "arguments": piece}}
+            elif orphans and part:  # a new index, and neither the id nor the name to say whose
+                index += 1
+                delta = {"index": index, "function": {"arguments": piece}}
             elif repeat_ids:
                 delta = {**head, "function": {"name": call.name, "arguments": piece}}
             chunks.append(chunk({"tool_calls": [delta]}))

@@ -59,6 +59,9 @@ QUIRKS = {
     "swallow_tool_calls": bool,
     # Each streamed arguments fragment arrives as a call of its own (a new index and id): one call split into many.
     "split_streamed_arguments": bool,
+    # Each streamed arguments fragment after the first arrives under a new index with no id and no name (older
+    # vLLM and llama.cpp builds): only the index says which call it belongs to, and it says it wrongly.
+    "orphan_argument_fragments": bool,
     # The reported prompt_tokens never exceed this: a server that silently cuts the prompt to its window (Ollama).
     "truncate_prompt": int,
     # A request whose prompt (characters / 4) and max_tokens exceed this is refused with HTTP 400, as vLLM and

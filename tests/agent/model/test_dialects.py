@@ -298,6 +298,7 @@ def test_reasoning_and_quoted_markup_stay_text(content: str) -> None:
         ("Ok <|tool_calls_sec", 16), ("Ok >>>get_weather\n{", 16), ("Done <minimax:tool", 13),
         ('Ok <|tool_call>call:get_weather{', 29), ("Ok functools[", 10), ("Python: >>> print(1)", 0),
         ('Let me check: [get_weather(city="Pa', 21), ("See [the docs](https://x.y) for more.", 0),
+        ("Looking.<｜DSML｜function_calls>", 22), ("Looking.<｜DSML｜func", 11),
     ],
 )
 def test_streamed_text_holds_back_the_start_of_every_dialects_block(content: str, held: int) -> None:
@@ -314,3 +315,32 @@ def test_every_dialect_has_a_format_to_show_and_a_row_in_the_providers_table() -
             assert f"| {dialect.name} |" in table, dialect.name
     for name in FORMATS:
         assert FORMATS[name].count("TOOL") >= 1, name
+
+
+DSML = "｜DSML｜"
+
+
+def test_deepseek_v32_dsml_calls_are_read_even_with_prose_after_them() -> None:
+    """Issue 38: DeepSeek V3.2's DSML, text and JSON parameters, several invokes; its tokens are special, so a
+    closed block counts with prose after it (as SGLang reads it)."""
+    text = (f'Checking both.<{DSML}function_calls>\n<{DSML}invoke name="read_file">\n'
+            f'<{DSML}parameter name="file_path" string="true">src/app.py</{DSML}parameter>\n'
+            f'<{DSML}parameter name="limit" string="false">20</{DSML}parameter>\n</{DSML}invoke>\n'
+            f'<{DSML}invoke name="run_command">{{"command": "ls -la"}}</{DSML}invoke>\n'
+            f"</{DSML}function_calls> I will report back.")
+    schemas = {"read_file": {"type": "object"}, "run_command": {"type": "object"}}
+    calls, rest = parse_text_tool_calls(text, schemas, model="deepseek-ai/DeepSeek-V3.2")
+    assert [(c.name, json.loads(c.arguments)) for c in calls] == [
+        ("read_file", {"file_path": "src/app.py", "limit": 20}), ("run_command", {"command": "ls -la"})]
+    assert rest == "Checking both. I will report back."
+
+
+def test_a_dsml_body_that_cannot_be_read_runs_nothing_and_shows_the_dsml_format() -> None:
+    """A parameter without its `string` attribute would lose its value: the reply's calls all stay unrun."""
+    text = (f'<{DSML}function_calls><{DSML}invoke name="read_file">'
+            f'<{DSML}parameter name="file_path" string="true">a.py</{DSML}parameter></{DSML}invoke>'
+            f'<{DSML}invoke name="read_file"><{DSML}parameter name="file_path">b.py</{DSML}parameter>'
+            f"</{DSML}invoke></{DSML}function_calls>")
+    calls, _ = parse_text_tool_calls(text, {"read_file": {"type": "object"}}, model="deepseek-v3.2")
+    assert len(calls) == 2 and all(c.invalid for c in calls)
+    assert f'<{DSML}invoke name="TOOL">' in calls[1].invalid and "Nothing was run" in calls[1].invalid

@@ -65,7 +65,8 @@ CORPUS: list[tuple[str, list[tuple[str, Any]], str]] = [
     ("I'll check.\n<function=read_file>\n<parameter=path>\nsrc/app.py\n</parameter>\n</function>",
      [("read_file", READ)], "I'll check."),
     ("<tool_call>\n<function=read_file>\n<parameter=path>\na.py\n</parameter>\n<parameter=start_line>\nten\n"
-     "</parameter>\n</function>\n</tool_call>", [("read_file", BAD)], ""),
+     # Kept as written, as vLLM and SGLang keep it (issue 38): the tool's schema check refuses it, coded.
+     "</parameter>\n</function>\n</tool_call>", [("read_file", {"path": "a.py", "start_line": "ten"})], ""),
     ("<tool_call>\n<function=grep_files>\n<parameter=pattern>\nx\n</parameter>\n<parameter=paths>\n[src\n"
      "</parameter>\n</function>\n</tool_call>", [("grep_files", BAD)], ""),
     ("<tool_call>\n<function=rm_rf>\n<parameter=path>\n/\n</parameter>\n</function>\n</tool_call>",

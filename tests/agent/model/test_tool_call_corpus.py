@@ -7,19 +7,25 @@ table. See tool_call_corpus.py for the definitions.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.agent.model.tool_call_corpus import SOURCES, Outcome, load_cases, score, tally
 
-# The dialects we claim to read as the serving stacks do. A dialect joins when it reaches TARGET agreement.
+# The dialects we claim to read as the serving stacks do: every one at TARGET agreement or more.
 CLAIMED: frozenset[str] = frozenset({
-    "command_r7b", "deepseek_r1", "deepseek_v3", "firefunction_v2", "functionary_v3", "gemma4", "generic_json",
-    "glm45", "granite_20b_fc", "harmony", "hermes", "internlm", "jamba", "json", "lfm2", "minimax_m2", "mistral",
-    "pythonic", "qwen3_coder", "seed_oss", "xlam",
+    "command_r7b", "deepseek_r1", "deepseek_v3", "deepseek_v31", "deepseek_v32", "firefunction_v2",
+    "functionary_v3", "functiongemma", "gemma4", "generic_json", "glm45", "glm47", "granite_20b_fc", "harmony",
+    "hermes", "hunyuan", "internlm", "jamba", "json", "json_array", "kimi_k2", "lfm2", "minimax", "minimax_m2",
+    "mistral", "pythonic", "qwen3_coder", "seed_oss", "xlam",
 })
 TARGET = 0.95
+# The documented exceptions (docs/providers.md, "why not 95%"): where the source runs what we deliberately do
+# not (JSON quoted in prose, a plain-text marker followed by prose). Each is held at the agreement it has, so
+# it cannot slip further unnoticed.
+EXCEPTIONS: dict[str, int] = {"granite": 13, "llama3_json": 14, "phi4_mini": 6}
 
 CASES = load_cases()
 OUTCOMES: list[Outcome] = [score(case) for case in CASES]
@@ -78,3 +84,20 @@ def test_a_claimed_dialect_agrees_with_the_serving_stacks(dialect: str) -> None:
         f"{dialect}: {overall.agreed}/{overall.total} agree ({per_source}); disagreeing:\n"
         f"{_listing(overall.disagreements)}"
     )
+
+
+def test_every_dialect_is_claimed_or_a_documented_exception() -> None:
+    """Issue 38: no dialect of the corpus is left unmeasured; each exception is listed with its reason in the
+    docs page that lists the dialects."""
+    dialects = {case["dialect"] for case in CASES}
+    assert dialects == CLAIMED | set(EXCEPTIONS), dialects ^ (CLAIMED | set(EXCEPTIONS))
+    assert not CLAIMED & set(EXCEPTIONS)
+    listed = (Path(__file__).resolve().parents[3] / "docs" / "providers.md").read_text(encoding="utf-8")
+    assert all(f"| {dialect} | {agreed}/" in listed for dialect, agreed in EXCEPTIONS.items())
+
+
+@pytest.mark.parametrize("dialect", sorted(EXCEPTIONS))
+def test_an_exception_keeps_the_agreement_it_has(dialect: str) -> None:
+    """An exception runs less than its source by design; it may not agree with fewer replies than today."""
+    overall = tally(OUTCOMES)[(dialect, "all")]
+    assert overall.agreed >= EXCEPTIONS[dialect], f"{dialect}:\n{_listing(overall.disagreements)}"

@@ -2,7 +2,11 @@
 
 Servers differ in how they stream tool calls: OpenAI sends the id and name once and then argument
 fragments; llama.cpp and some Ollama builds repeat the id and the full name in every delta. A repeated id
-or name is taken once, never concatenated. A new id on an index already in use starts a new call.
+or name is taken once, never concatenated. A new id on an index already in use starts a new call. Some
+servers (older vLLM and llama.cpp builds) stream the rest of a call's arguments under a new `index` with no id
+and no name: such an orphan fragment is joined onto the call it continues, but only while that call's
+arguments are still incomplete JSON (anything else keeps its own slot, and a nameless call is dropped).
+`joined_fragments` counts the repairs, so doctor can name the server's fault.
 `<think>` blocks in the content are reasoning (see `think_tags`): the joined turn never has them in its
 content, and `visible_content` is what may be shown while the reply streams.
 """
@@ -75,6 +79,24 @@ def with_timings(usage: Usage | None, timings: Any) -> Usage | None:
     return usage
 
 
+def _incomplete_json(arguments: str) -> bool:
+    """Arguments not yet a whole JSON value: none yet (a server that sends every fragment under a new index),
+    or begun and unfinished. Whole JSON arguments end in `}` (or `]`), so only those are parsed: a
+    fragment-per-index stream is not parsed once per fragment."""
+    text = arguments.strip()
+    if not text:
+        return True
+    if not text.endswith(("}", "]")):
+        return True
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    except RecursionError:  # nested too deep to tell: not joined onto (today's behaviour)
+        return False
+    return False
+
+
 def estimate_text_tokens(text: str) -> int:
     """The rough rule used when a server reports no usage: four characters per token."""
     return (len(text) + 3) // 4
@@ -92,6 +114,7 @@ class TurnBuilder:
         self.saw_choice = False
         self._calls: list[_PartialCall] = []
         self._slot: dict[int, int] = {}
+        self.joined_fragments = 0
 
     def add_chunk(self, chunk: dict[str, Any]) -> None:
         self.usage = usage_from(chunk) or self.usage
@@ -113,6 +136,9 @@ class TurnBuilder:
         if index is None:
             index = self._index_for_id(call_id)
         slot = self._slot.get(index)
+        if slot is None and self._continues_previous(delta):
+            slot = self._slot[index] = len(self._calls) - 1
+            self.joined_fragments += 1
         if slot is not None and call_id and self._calls[slot].id and self._calls[slot].id != call_id:
             slot = None
         if slot is None:
@@ -125,6 +151,15 @@ class TurnBuilder:
         if name and name != call.name:
             call.name = name if name.startswith(call.name) else call.name + name
         call.arguments += _text(function.get("arguments"))
+
+    def _continues_previous(self, delta: dict[str, Any]) -> bool:
+        """Whether a delta under a new index is the rest of the previous call's arguments: it has no id and
+        no name, and the previous call has a name and arguments that are not yet a whole JSON value."""
+        function = delta.get("function") or {}
+        if not self._calls or delta.get("id") or function.get("name") or not _text(function.get("arguments")):
+            return False
+        previous = self._calls[-1]
+        return bool(previous.name) and _incomplete_json(previous.arguments)
 
     def _index_for_id(self, call_id: str) -> int:
         for index, slot in self._slot.items():

@@ -57,6 +57,7 @@ DIALECT_FAMILIES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for pattern, dialect in (
         (r"gpt-oss", "harmony"),
         (r"qwen3-?coder|qwen3\.5|qwen3-next", "qwen3_coder"),
+        (r"deepseek-?v3\.2(?!-?exp)|deepseek-?v4", "deepseek_v32"),
         (r"deepseek-?v3\.[12]|deepseek-?chat-?v3\.1|deepseek-v3-?1", "deepseek_v31"),
         (r"deepseek-?r1", "deepseek_r1"),
         (r"deepseek", "deepseek_v3"),

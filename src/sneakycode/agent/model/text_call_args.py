@@ -33,6 +33,10 @@ FORMATS = {
     '{"KEY": VALUE}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>',
     "deepseek_v31": '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>TOOL<｜tool▁sep｜>{"KEY": VALUE}<｜tool▁call▁end｜>'
     "<｜tool▁calls▁end｜>",
+    "deepseek_v32": '<｜DSML｜function_calls>\n<｜DSML｜invoke name="TOOL">\n'
+    '<｜DSML｜parameter name="KEY" string="true">TEXT</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="KEY" string="false">JSON VALUE</｜DSML｜parameter>\n'
+    "</｜DSML｜invoke>\n</｜DSML｜function_calls>",
     "kimi_k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.TOOL:0<|tool_call_argument_begin|>"
     '{"KEY": VALUE}<|tool_call_end|><|tool_calls_section_end|>',
     "harmony": '<|channel|>commentary to=functions.TOOL <|constrain|>json<|message|>{"KEY": VALUE}<|call|>',
@@ -160,41 +164,67 @@ def _structured(text: str, kind: str) -> Any:
         try:
             parsed = json.loads(json.dumps(ast.literal_eval(text.strip())))
         except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
-            raise ValueError(f"expected JSON {kind}: {exc.msg}") from exc
+            parsed = _unescaped(text)
+            if parsed is None:
+                raise ValueError(f"expected JSON {kind}: {exc.msg}") from exc
     if not isinstance(parsed, list if kind == "array" else dict):
         raise ValueError(f"expected a JSON {kind}")
     return parsed
 
 
+def _unescaped(text: str) -> Any:
+    """JSON that a model escaped once too often (`[{\\"id\\": \\"1\\"}]`, as GLM-4.7 writes an array value):
+    read with its quotes unescaped, or None. Only a value with no bare quote at all is read so: one that mixes
+    escaped and bare quotes is ambiguous."""
+    stripped = text.strip()
+    if '\\"' not in stripped or '"' in stripped.replace('\\"', ""):
+        return None
+    try:
+        return json.loads(stripped.replace('\\"', '"'))
+    except (json.JSONDecodeError, RecursionError):
+        return None
+
+
 def typed_parameter(value: str, schema: Mapping[str, Any] | None) -> Any:
     """A parameter written as text (the XML dialects' values) as its schema's type: XML carries only text.
 
-    Raises ValueError when the text cannot be that type; strings (and parameters the schema does not know,
-    which validation then reports) are kept as written, less the newline that wraps them.
+    Raises ValueError when an array or object cannot be read; strings, a number or boolean that is not one,
+    and parameters the schema does not know (validation then reports both) are kept as written, less the
+    newline that wraps them.
     """
     text = value.removeprefix("\n").removesuffix("\n")
     kinds = _kinds(schema) - {"null"}
     if schema is None or kinds == {"string"}:
         return text
+    if len(kinds) == 1 and next(iter(kinds)) in ("integer", "number", "boolean"):
+        try:
+            return _scalar(text, next(iter(kinds)))
+        except ValueError:
+            # Kept as written, as the serving stacks keep it: the tool's schema check then refuses it with a
+            # coded error naming the parameter, and nothing runs with a value the model did not write.
+            return text
     if len(kinds) == 1:
         kind = next(iter(kinds))
-        if kind == "integer":
-            return int(_unquoted(text))
-        if kind == "number":
-            scalar = _unquoted(text)
-            number = float(scalar)
-            return int(number) if number.is_integer() and not any(c in scalar for c in ".eE") else number
-        if kind == "boolean":
-            lowered = _unquoted(text).lower()
-            if lowered not in ("true", "false"):
-                raise ValueError(f"expected true or false, got {text.strip()!r:.40}")
-            return lowered == "true"
         if kind in ("array", "object"):
             return _structured(text, kind)
     try:  # a union or untyped schema: JSON when it reads as JSON, text otherwise
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def _scalar(text: str, kind: str) -> Any:
+    """A number or boolean written as text; raises ValueError when it is not one."""
+    scalar = _unquoted(text)
+    if kind == "integer":
+        return int(scalar)
+    if kind == "number":
+        number = float(scalar)
+        return int(number) if number.is_integer() and not any(c in scalar for c in ".eE") else number
+    lowered = scalar.lower()
+    if lowered not in ("true", "false"):
+        raise ValueError(f"expected true or false, got {text.strip()!r:.40}")
+    return lowered == "true"
 
 
 def _properties(schema: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:

@@ -9,7 +9,8 @@ families whose stacks look there), a pythonic call list also after a lead-in whe
 Text we do not recognise stays text.
 
 Unless `anywhere` is set, only the blocks that close the reply count: a block quoted inside prose, with more
-prose after it, is an explanation, not a call. Reasoning (`<think>` and its kin) is never read for calls.
+prose after it, is an explanation, not a call; except a closed block opened by the model's own special token
+(`Block.token`), which no explanation writes. Reasoning (`<think>` and its kin) is never read for calls.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ _JSON_OPENERS = ("{", "[{", "```json", "```\n{", "```xml")
 
 
 def _closing_blocks(content: str, blocks: list[Block]) -> list[Block]:
-    """The blocks that close the reply: the last one with only whitespace (or end tokens) after it, and those
-    before it separated by whitespace alone."""
+    """The blocks that close the reply (the last one with only whitespace or end tokens after it, and those
+    before it separated by whitespace alone), and every special-token block wherever it stands."""
     kept: list[Block] = []
     after = len(content)
     for block in reversed(blocks):
@@ -36,12 +37,16 @@ def _closing_blocks(content: str, blocks: list[Block]) -> list[Block]:
             break
         kept.insert(0, block)
         after = block.start
-    return kept
+    closing = {id(block) for block in kept}
+    return [block for block in blocks if id(block) in closing or block.token]
 
 
-def _unless_all_readable(calls: list[ToolCall]) -> list[ToolCall]:
-    """The calls, or, when one of them could not be read, all of them invalid: the reply is one intent."""
-    broken = next((c for c in calls if c.invalid and not is_unknown_tool(c)), None)
+def _unless_all_readable(blocks: list[Block]) -> list[ToolCall]:
+    """The calls, or, when one of them could not be read, all of them invalid: the reply is one intent. A
+    call of an `independent` block (its stacks run each call on its own) that cannot be read stops nothing."""
+    calls = [call for block in blocks for call in block.calls]
+    dependent = [call for block in blocks if not block.independent for call in block.calls]
+    broken = next((c for c in dependent if c.invalid and not is_unknown_tool(c)), None)
     if broken is None:
         return calls
     reason = f"Another tool call in this reply could not be read, so none of them ran. {broken.invalid}"
@@ -68,7 +73,7 @@ def parse_text_tool_calls(
         rest.extend((content[cursor : block.start], block.text))
         cursor = block.end
     rest.append(content[cursor:])
-    return _unless_all_readable(calls), END_TOKENS.sub("", "".join(rest).strip())
+    return _unless_all_readable(chosen), END_TOKENS.sub("", "".join(rest).strip())
 
 
 def held_back_length(content: str) -> int:

@@ -11,6 +11,7 @@ import re
 
 from sneakycode.agent.model.dialects import (
     deepseek,
+    dsml,
     functionary,
     gemma,
     harmony,
@@ -32,6 +33,7 @@ DIALECTS: tuple[Dialect, ...] = (
     reasoning.DIALECT,
     harmony.DIALECT,
     deepseek.DIALECT,
+    dsml.DIALECT,
     kimi.DIALECT,
     minimax_m2.DIALECT,
     gemma.DIALECT,

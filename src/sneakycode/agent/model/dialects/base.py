@@ -26,6 +26,13 @@ class Block:
     end: int
     calls: list[ToolCall] = field(default_factory=list)
     text: str = ""
+    # Opened by one of the model's own special tokens (DeepSeek's `<｜tool▁calls▁begin｜>`, FunctionGemma's
+    # `<start_function_call>`, ...), which a model emits only to call and never types when it explains: such a
+    # closed block is a call even with prose after it, as its serving stacks read it.
+    token: bool = False
+    # Its calls stand alone, as its serving stacks run them (Kimi K2's section, MiniMax's lines): one that
+    # cannot be read is answered on its own and does not stop the others, as with native tool calls.
+    independent: bool = False
 
 
 # (content, schemas, the dialect the model's family writes or None) -> the blocks found, in order.

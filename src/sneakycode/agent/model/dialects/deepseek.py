@@ -65,7 +65,7 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         reason = "the DeepSeek tool-call block holds no call"
         yield no_call_block(content, opened.start(), opened.end(), end, reason, _format(family), schemas)
         return
-    yield Block(opened.start(), end, calls)
+    yield Block(opened.start(), end, calls, token=closing is not None)
 
 
 DIALECT = Dialect(

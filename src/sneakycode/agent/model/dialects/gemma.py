@@ -111,9 +111,11 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
             end = len(content) if closed < 0 else closed + len(closing)
             body = content[start + len(opening) : len(content) if closed < 0 else closed]
             try:
-                yield Block(start, end, [_call(body, schemas, dialect)])
+                block = Block(start, end, [_call(body, schemas, dialect)])
             except (_Unreadable, IndexError) as exc:
-                yield unreadable_block(start, end, f"the {opening} call cannot be read ({exc})", dialect, schemas)
+                block = unreadable_block(start, end, f"the {opening} call cannot be read ({exc})", dialect, schemas)
+            block.token = closed >= 0
+            yield block
             start = content.find(opening, end)
 
 

@@ -48,9 +48,19 @@ def _calls(text: str, schemas: Schemas) -> list[Any] | None:
     try:
         values, end = json_values(text, 0)
     except ValueError:
-        return None
+        if not text.startswith("["):
+            return None
+        # A list the reply ends before closing (`[{...}, {...}`), as Ollama reads it: whole objects only.
+        try:
+            values, end = json_values(text, 1, separators=",")
+        except ValueError:
+            return None
     objects = [obj for value in values for obj in _objects(value)]
-    if text[end:].strip() or not objects or not all(_is_call(obj, schemas) for obj in objects):
+    rest = text[end:].strip()
+    # A stray `]` after a whole list (`[{...}]]`) is read past, as Ollama does; any other text is not a call.
+    if (rest and not (text.startswith("[") and not rest.strip("]").strip())) or not objects:
+        return None
+    if not all(_is_call(obj, schemas) for obj in objects):
         return None
     return objects
 

@@ -56,7 +56,9 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         reason = "the Kimi tool-call section holds no call"
         yield no_call_block(content, opened.start(), opened.end(), end, reason, "kimi_k2", schemas)
         return
-    yield Block(opened.start(), end, calls)
+    # Each call of a section stands alone, as vLLM's and SGLang's Kimi parsers run them: one with broken JSON
+    # is answered on its own and does not stop the others (as with native tool calls).
+    yield Block(opened.start(), end, calls, token=closing is not None, independent=True)
 
 
 DIALECT = Dialect(

@@ -129,6 +129,9 @@ def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
         if block is None:
             position = opened.end()
             continue
+        # GLM-4.5+ tokenizers make <tool_call> one special token, which a GLM model emits only to call.
+        glm_token = family in ("glm45", "glm47") and opened.group("tag") == "tool_call"
+        block.token = glm_token and content.startswith("</tool_call>", block.end - len("</tool_call>"))
         if opened.group("fence"):
             block.start = opened.start()
             fence_end = _FENCE_END.match(content, block.end)

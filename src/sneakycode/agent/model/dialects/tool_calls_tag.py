@@ -6,6 +6,7 @@ left out). The body's shape says which; a broken block is answered in the family
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 
@@ -18,7 +19,12 @@ from sneakycode.agent.model.dialects.base import (
     unreadable_block,
     why,
 )
-from sneakycode.agent.model.text_call_args import Schemas, call_from_json_object, call_from_xml_parameters
+from sneakycode.agent.model.text_call_args import (
+    Schemas,
+    call_from_json_object,
+    call_from_xml_parameters,
+    invalid_call,
+)
 from sneakycode.agent.protocol import ToolCall
 
 OPEN = re.compile(r"<tool_calls(?::[\w.\-]+)?>")
@@ -52,12 +58,38 @@ def _block(content: str, start: int, body: int, end: int, inner: str, schemas: S
     try:
         values, stop = json_values(inner, first, separators=",")
     except ValueError as exc:
+        if shape == "minimax" and _one_object_per_line(inner):
+            return Block(start, end, _lines(inner, dialect, schemas), independent=True)
         return unreadable_block(start, end, f"the <tool_calls> block is not valid JSON ({why(exc)})", dialect, schemas)
     if not values:
         return no_call_block(content, start, body, end, "the <tool_calls> block holds no call", dialect, schemas)
     if inner[stop:].strip():
         return unreadable_block(start, end, "the <tool_calls> block holds text after its JSON", dialect, schemas)
-    return Block(start, end, [call_from_json_object(v, dialect, schemas) for v in values])
+    # MiniMax's lines stand alone, as vLLM runs them: one without a name or arguments does not stop the others.
+    calls = [call_from_json_object(v, dialect, schemas) for v in values]
+    return Block(start, end, calls, independent=shape == "minimax")
+
+
+def _one_object_per_line(inner: str) -> bool:
+    lines = [line.strip() for line in inner.splitlines() if line.strip()]
+    return bool(lines) and all(line.startswith("{") and line.endswith("}") for line in lines)
+
+
+def _lines(inner: str, dialect: str, schemas: Schemas) -> list[ToolCall]:
+    """MiniMax-Text's one call per line, each read on its own: a line that is not JSON is an invalid call of
+    its own (the model is told), the others stand, as vLLM's MiniMax parser reads them."""
+    calls: list[ToolCall] = []
+    for line in (line.strip() for line in inner.splitlines()):
+        if not line:
+            continue
+        try:
+            value = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            reason = f"a line of the <tool_calls> block is not valid JSON ({why(exc)})"
+            calls.append(invalid_call(reason, dialect, schemas))
+            continue
+        calls.append(call_from_json_object(value, dialect, schemas))
+    return calls
 
 
 def find(content: str, schemas: Schemas, family: str | None) -> Iterator[Block]:
