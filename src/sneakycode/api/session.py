@@ -311,56 +311,38 @@ class Session:
         """The small model's endpoint, model and window (None: the main model runs the chores too)."""
         return self.parts.small_config
 
-    def switch_model(self, name: str, role: str = "main") -> None:
-        """Go on with model `name` on the same server and conversation: a new client (the old one closed),
-        and everything that depends on the model derived again: its window and reply cap, its price, whether
-        it takes images, the edit tool its family is trained on (with the system prompt that names it).
-        `role="small"` switches the small model instead (on its own server when `[models.small]` names one),
-        which runs compaction summaries and the explore subagent from then on."""
-        if role == "small":
-            self._switch_small(name)
-            return
-        if role != "main":
+    def set_model(self, name: str, role: str = "main") -> None:
+        """Go on with model `name` in `role` ("main" or "small") on the same server and conversation. The model
+        is bound as at start-up (api/binding.py): its window and reply cap, its price, whether it takes images,
+        the edit tool its family is trained on (with the system prompt that names it). A ConfigError, with the
+        session unchanged, when it cannot run: e.g. no price for it while `max_cost` is set.
+        `role="small"` switches the small model (on its own server when `[models.small]` names one), which
+        runs compaction summaries and the explore subagent from then on."""
+        from sneakycode.api.assembly import session_tools
+        from sneakycode.api.binding import ModelBinding, close_model
+
+        if role not in ("main", "small"):
             raise ValueError(f"role must be 'main' or 'small', not {role!r}")
-        from sneakycode.agent.model.client import build_chat_model
-        from sneakycode.agent.model.families import supports_images_for
-        from sneakycode.agent.model.pricing import price_for
-        from sneakycode.agent.model.providers import output_cap
-        from sneakycode.api.assembly import builtin_tools, close_model, session_tools, with_server_window
-
-        parts, settings = self.parts, self.loaded.settings
-        config = with_server_window(replace(
-            parts.config, model=name, model_source="a model switch",
-            supports_images=supports_images_for(name, settings.supports_images),
-        ))
-        agent = self.agent
-        old = agent.model
-        agent.model = build_chat_model(config, debug_log=self.options.debug_log, tool_calls=settings.tool_calls)
-        close_model(old)
-        agent.context.window = config.context_window
-        agent.context.reserve = output_cap(config)
-        self.ctx.output_budget = agent.context.output_budget(agent.fixed_tokens())
-        self.ctx.supports_images = config.supports_images
-        agent.spending.price = price_for(settings, config.provider, config.model)
-        builtin = builtin_tools(self.loaded, config.model)
-        parts.subagents.available = builtin
-        tools = session_tools(builtin, self.loaded, parts.subagents, parts.skills, tuple(self.options.tools))
-        agent.set_tools((*tools, *parts.mcp.tools()), reason=f"model switched to {name}")
-        parts.config = config
-
-    def _switch_small(self, name: str) -> None:
-        from sneakycode.api.assembly import close_model
-        from sneakycode.api.roles import build_small, small_model_config
-
-        config = small_model_config(self.loaded, self.parts.config, name)
-        if config is None:  # (never: a name is given)
+        parts, agent = self.parts, self.agent
+        assert parts.models is not None
+        binding = ModelBinding.for_model(name, "small" if role == "small" else "main", parts.models)
+        binding.charge_to(agent.spending)
+        if role == "small":
+            old_small = agent.small
+            agent.small = binding.bound()
+            if old_small is not None:
+                close_model(old_small.model)
+            parts.small_config = binding.config
             return
-        agent = self.agent
-        old = agent.small
-        agent.small = build_small(config, self.loaded, agent.spending, self.options.debug_log)
-        if old is not None:
-            close_model(old.model)
-        self.parts.small_config = config
+        close_model(agent.use_model(binding.bound()).model)
+        self.ctx.supports_images = binding.supports_images
+        parts.subagents.available = binding.tools
+        tools = session_tools(binding.tools, self.loaded, parts.subagents, parts.skills, tuple(self.options.tools))
+        agent.set_tools((*tools, *parts.mcp.tools()), reason=f"model switched to {name}")
+        self.ctx.output_budget = agent.context.output_budget(agent.fixed_tokens())
+        parts.config = binding.config
+
+    switch_model = set_model  # the older name of set_model
 
     # ---- the end -------------------------------------------------------------------------------------
 
