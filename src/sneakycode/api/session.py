@@ -14,7 +14,7 @@ import queue
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -111,7 +111,9 @@ class Session:
         self.output_schema: OutputSchema | None = None if schema is None else load_output_schema(schema)
         self._temporary = (tempfile.TemporaryDirectory(prefix="sneakycode-state-")
                            if options.isolated and options.state_dir is None else None)
-        try:
+        # All or nothing: a failure anywhere below ends what was started (the assembly undoes its own part).
+        with ExitStack() as undo:
+            undo.callback(self._cleanup_temporary)
             self.loaded: LoadedSettings = load_options(
                 options, state_dir=None if self._temporary is None else Path(self._temporary.name))
             sinks = [s for s in (sink.emit if sink is not None else None, options.on_event) if s is not None]
@@ -124,18 +126,24 @@ class Session:
             told = options if self.output_schema is None else replace(options, system_prompt="\n\n".join(
                 filter(None, (options.system_prompt, self.output_schema.instructions()))))
             self.parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())
-        except BaseException:
-            self._cleanup_temporary()
-            raise
-        # After the assembly: spans carry the session's id, and costs come from its spending.
-        self._telemetry: Recorder | None = start_telemetry(self, self._notice)
-        if self._telemetry is not None:
-            self._sink.sinks.append(self._telemetry.emit)
-        self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
+            undo.callback(self._close_parts)
+            # After the assembly: spans carry the session's id, and costs come from its spending.
+            self._telemetry: Recorder | None = start_telemetry(self, self._notice)
+            if self._telemetry is not None:
+                undo.callback(self._telemetry.close)
+                self._sink.sinks.append(self._telemetry.emit)
+            self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
+            undo.pop_all()
         self._started = False
         self._titled = False
         self._closed = False
         self._running = threading.Lock()
+
+    def _close_parts(self) -> None:
+        try:
+            self.ctx.close()
+        finally:
+            self.parts.close("other")
 
     # ---- what a face may look at -------------------------------------------------------------------
 
