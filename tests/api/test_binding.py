@@ -66,7 +66,8 @@ def test_a_subagent_on_a_model_without_a_price_is_refused_under_max_cost(server:
     """Regression (issue 36): a definition's own `model:` was used unpriced, its tokens counting nothing."""
     agents = repo / ".sneakycode" / "agents"
     agents.mkdir(parents=True)
-    (agents / "costly.md").write_text("---\nname: costly\ndescription: d\ntools: read_file\nmodel: unpriced\n---\nWork.\n")
+    (agents / "costly.md").write_text(
+        "---\nname: costly\ndescription: d\ntools: read_file\nmodel: unpriced\n---\nWork.\n")
     server.add_steps([call("task", agent="costly", prompt="go"), finish("done")])
     with sneakycode.Session(options(server, repo)) as session:
         result = session.run("delegate")

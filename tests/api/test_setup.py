@@ -3,6 +3,7 @@ thread behind, whatever failed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
@@ -36,10 +37,8 @@ def bad_output_schema(repo: Path) -> dict[str, object]:
 def open_files() -> set[str]:
     found = set()
     for fd in os.listdir("/proc/self/fd"):
-        try:
+        with contextlib.suppress(OSError):  # the listing's own descriptor, gone already
             found.add(os.readlink(f"/proc/self/fd/{fd}"))
-        except OSError:
-            pass  # the listing's own descriptor, gone already
     return found
 
 

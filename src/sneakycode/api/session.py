@@ -83,6 +83,35 @@ class _Fanout:
             stream(event)
 
 
+class _Abandoned(Exception):
+    """A streamed request whose consumer left before it could start."""
+
+
+class _StreamedRequest:
+    """One stream's request: its event callback, its worker, and whether it began or was withdrawn first (under
+    one lock, so a consumer that leaves either withdraws it or cancels it, never another request)."""
+
+    def __init__(self, forward: Callable[[Event], None]) -> None:
+        self.forward = forward
+        self.worker = threading.Thread()
+        self._state = "waiting"
+        self._lock = threading.Lock()
+
+    def begin(self) -> bool:
+        with self._lock:
+            if self._state == "left":
+                return False
+            self._state = "running"
+            return True
+
+    def leave(self) -> bool:
+        """Withdraw it; True when it had begun already (then it is the running request, to cancel)."""
+        with self._lock:
+            began = self._state == "running"
+            self._state = "left"
+            return began
+
+
 class Session:
     """One SneakyCode session over a workspace; use it as a context manager (or call `close`), so its jobs,
     MCP servers and connections end with it.
@@ -186,42 +215,54 @@ class Session:
 
     def run(self, prompt: str, images: list[ImagePart] | None = None) -> Result:
         """Work on one request to its end, in this conversation. `/NAME ARGS` runs a custom command or skill;
-        `@SERVER:URI` attaches an MCP resource. A ConfigError says why the request cannot be sent."""
+        `@SERVER:URI` attaches an MCP resource. A ConfigError says why the request cannot be sent. One request
+        at a time: a second one (from another thread, a second stream) waits until the first has ended."""
+        return self._run(prompt, images, None)
+
+    def _run(self, prompt: str, images: list[ImagePart] | None, turn: _StreamedRequest | None) -> Result:
         from sneakycode.api.invocations import expand, in_effect, with_resources
 
         if self._closed:
             raise RuntimeError("this session is closed")
-        with self._running, observed_run(self._telemetry, prompt) as observed:
-            self.start()
-            invocation = expand(self, prompt)
-            request = invocation.prompt if invocation is not None else prompt
-            request, more = with_resources(self, request)
-            self.agent.hooks.answer_check = self._answer_check()
+        with self._running:
+            if turn is not None:
+                if not turn.begin():  # its consumer left while it waited: it never runs
+                    raise _Abandoned
+                self._sink.stream = turn.forward  # set only now: a waiting stream never sees another's events
             try:
-                with in_effect(self, invocation) if invocation is not None else nullcontext():
-                    outcome = self.agent.run_turn(request, [*(images or []), *more])
+                with observed_run(self._telemetry, prompt) as observed:
+                    self.start()
+                    invocation = expand(self, prompt)
+                    request = invocation.prompt if invocation is not None else prompt
+                    request, more = with_resources(self, request)
+                    self.agent.hooks.answer_check = self._answer_check()
+                    try:
+                        with in_effect(self, invocation) if invocation is not None else nullcontext():
+                            outcome = self.agent.run_turn(request, [*(images or []), *more])
+                    finally:
+                        self.agent.hooks.answer_check = None
+                    if not self._titled:
+                        self._titled = True
+                        if not self.resumed:
+                            write_title(self.agent, request)
+                    return observed(self.result(outcome))
             finally:
-                self.agent.hooks.answer_check = None
-            if not self._titled:
-                self._titled = True
-                if not self.resumed:
-                    write_title(self.agent, request)
-            return observed(self.result(outcome))
+                self._sink.stream = None
 
     def stream(self, prompt: str, images: list[ImagePart] | None = None) -> Iterator[dict[str, Any]]:
         """`run`, as the events it makes (the stream-json schema), ending with a `final` event that holds the
-        Result's fields. Leaving the loop early cancels the request."""
+        Result's fields. Leaving the loop early cancels the request (or, while it waits for another request of
+        the session to end, withdraws it)."""
         events: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        worker = self._in_thread(prompt, images, events.put)
+        turn = self._in_thread(prompt, images, events.put)
         try:
             while (item := events.get()) is not _DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
         finally:
-            if worker.is_alive():
-                self.cancel()
-            worker.join()
+            self._leave(turn)
+            turn.worker.join()
 
     async def arun(self, prompt: str, images: list[ImagePart] | None = None) -> Result:
         """`run` without blocking the event loop; cancelling the awaiting task cancels the request."""
@@ -235,36 +276,39 @@ class Session:
         """`stream` for asyncio; cancelling the consuming task (or leaving early) cancels the request."""
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[Any] = asyncio.Queue()
-        worker = self._in_thread(prompt, images, lambda item: loop.call_soon_threadsafe(events.put_nowait, item))
+        turn = self._in_thread(prompt, images, lambda item: loop.call_soon_threadsafe(events.put_nowait, item))
         try:
             while (item := await events.get()) is not _DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
         finally:
-            if worker.is_alive():
-                self.cancel()
-            await asyncio.to_thread(worker.join)
+            self._leave(turn)
+            await asyncio.to_thread(turn.worker.join)
 
-    def _in_thread(self, prompt: str, images: list[ImagePart] | None, put: Callable[[Any], object]) -> threading.Thread:
-        def forward(event: Event) -> None:
-            put(dict(event))
+    def _leave(self, turn: _StreamedRequest) -> None:
+        """The consumer is gone: a request still waiting is withdrawn; a running one (this one) is cancelled."""
+        if turn.worker.is_alive() and turn.leave():
+            self.cancel()
+
+    def _in_thread(self, prompt: str, images: list[ImagePart] | None,
+                   put: Callable[[Any], object]) -> _StreamedRequest:
+        turn = _StreamedRequest(lambda event: put(dict(event)))
 
         def work() -> None:
-            self._sink.stream = forward
             try:
-                result = self.run(prompt, images)
-                self._sink.stream = None
+                result = self._run(prompt, images, turn)
                 put({"type": "final", **result.to_dict()})
+            except _Abandoned:
+                pass
             except BaseException as exc:  # handed to the consumer, who raises it in its own thread
                 put(exc)
             finally:
-                self._sink.stream = None
                 put(_DONE)
 
-        worker = threading.Thread(target=work, name="sneakycode-session", daemon=True)
-        worker.start()
-        return worker
+        turn.worker = threading.Thread(target=work, name="sneakycode-session", daemon=True)
+        turn.worker.start()
+        return turn
 
     def cancel(self) -> None:
         """Stop the running request as Esc does (from any thread): the turn closes, the transcript stays valid."""
