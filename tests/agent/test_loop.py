@@ -14,6 +14,7 @@ from sneakycode.agent.context import estimate_history_tokens
 from sneakycode.agent.loop import Agent, RunResult
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
 from sneakycode.errors import ModelError, SneakyError
+from sneakycode.permissions.gate import PendingCall
 from sneakycode.testing.scripted_model import Reply, ScriptedModel
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.registry import all_tools
@@ -36,8 +37,8 @@ class Approver:
         self.asked: list[tuple[str, dict[str, Any]]] = []
         self.on_ask = on_ask
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
-        self.asked.append((tool_name, arguments))
+    def approve(self, call: PendingCall, reason: str) -> bool:
+        self.asked.append((call.name, call.arguments))
         if self.on_ask:
             self.on_ask()
         return self.answer

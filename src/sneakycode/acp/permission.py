@@ -10,14 +10,12 @@ so nothing the client answers can loosen them. A cancelled turn or a vanished cl
 
 from __future__ import annotations
 
-from typing import Any
-
 from acp import schema
 
 from sneakycode.acp import updates
 from sneakycode.acp.live import LiveSession
 from sneakycode.permissions.always import allow_for_session, always_rules, session_key
-from sneakycode.permissions.gate import Declined
+from sneakycode.permissions.gate import Declined, PendingCall
 from sneakycode.tools.base import ToolContext
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
@@ -32,7 +30,8 @@ class EditorApprover:
         self.always: set[str] = set()
         self.never: set[str] = set()
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined:
+        tool_name, arguments = call.name, call.arguments
         key = session_key(tool_name, arguments)
         if key in self.always:
             return True
@@ -40,7 +39,7 @@ class EditorApprover:
             return Declined(f"the user rejected {key} for the rest of this session; do not try it again")
         loaded = self.ctx.loaded
         rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
-        call_id, diff = self.live.pending_call(tool_name, arguments)
+        call_id, diff = call.id, self.live.pending_diff(call.id)
         found = self.live.tool_for(tool_name)
         tool_call = schema.ToolCallUpdate(
             tool_call_id=call_id, title=updates.title_of(found, tool_name, arguments), kind=updates.tool_kind(found),

@@ -26,7 +26,7 @@ from sneakycode.agent.protocol import EventSink
 from sneakycode.agent.roles import SMALL, BoundModel
 from sneakycode.agent.subagent_definitions import AgentDefinition
 from sneakycode.errors import ErrorCode, SneakyError
-from sneakycode.permissions.gate import Approver, Declined
+from sneakycode.permissions.gate import Approver, Declined, PendingCall
 from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import Preview, Tier, Tool, ToolArgs, ToolContext, ToolResult
 
@@ -65,9 +65,9 @@ class _OneAtATime:
         self.inner = inner
         self.lock = lock
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined:
         with self.lock:
-            return self.inner.approve(tool_name, arguments, reason)
+            return self.inner.approve(call, reason)
 
 
 class Subagents:

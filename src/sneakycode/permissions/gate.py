@@ -48,10 +48,20 @@ class Unattended:
 NOBODY = Unattended()  # a program's session: no flag to name
 
 
+@dataclass(frozen=True)
+class PendingCall:
+    """The call an Approver is asked about: the id the model gave it (what a face shows it by, so a question
+    names exactly one call even when a reply holds several alike), its tool and its validated arguments."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
 class Approver(Protocol):
     """Asked only when the permission decision is `ask`; True approves the call, False or Declined refuses it."""
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined: ...
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined: ...
 
 
 @dataclass
@@ -65,6 +75,7 @@ class PreparedCall:
     decision: PermissionDecision | None = None
     failure: ToolResult | None = None
     decided_as: tuple[Tool, dict[str, Any]] | None = None  # the call it was decided as (see Tool.decided_as)
+    id: str = ""  # the model's id for the call ("" for a direct call)
 
     @property
     def read_only(self) -> bool:
@@ -160,7 +171,7 @@ class Gate:
                 "you could not do and how to allow it.",
             )
             return Verdict(decision, "denied", self.capped(refusal), how)
-        answer = self.approver.approve(call.name, call.arguments, decision.reason)
+        answer = self.approver.approve(PendingCall(call.id, call.name, call.arguments), decision.reason)
         if answer is True:
             return Verdict(decision, "approved")
         if isinstance(answer, Declined) and answer.instead.strip():

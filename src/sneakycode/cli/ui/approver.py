@@ -22,7 +22,7 @@ from sneakycode.cli.ui.rules_saving import Saved, allow_for_session, always_rule
 from sneakycode.config import PROJECT_CONFIG, user_config_path
 from sneakycode.errors import ConfigError
 from sneakycode.permissions.always import session_key
-from sneakycode.permissions.gate import Declined
+from sneakycode.permissions.gate import Declined, PendingCall
 from sneakycode.tools.base import Preview, ToolContext
 from sneakycode.tools.registry import get_tool
 
@@ -62,7 +62,8 @@ class TerminalApprover:
         self.user_config = user_config
         self.always: set[str] = set()
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined:
+        tool_name, arguments = call.name, call.arguments
         key = session_key(tool_name, arguments)
         if key in self.always:
             return True
