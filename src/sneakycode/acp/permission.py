@@ -39,7 +39,8 @@ class EditorApprover:
             return Declined(f"the user rejected {key} for the rest of this session; do not try it again")
         loaded = self.ctx.loaded
         rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
-        call_id, diff = call.id, self.live.pending_diff(call.id)
+        call_id = f"{call.agent}/{call.id}" if call.agent else call.id  # as live.emit announced it
+        diff = self.live.pending_diff(call_id)
         found = self.live.tool_for(tool_name)
         tool_call = schema.ToolCallUpdate(
             tool_call_id=call_id, title=updates.title_of(found, tool_name, arguments), kind=updates.tool_kind(found),

@@ -59,15 +59,17 @@ class TaggedSink:
 
 
 class _OneAtATime:
-    """An approver parallel subagents share: one question on the terminal at a time."""
+    """A subagent's approver: the parent's, one question at a time among parallel subagents, each call marked
+    as this subagent's (a face shows its calls under their own ids)."""
 
-    def __init__(self, inner: Approver, lock: threading.Lock) -> None:
+    def __init__(self, inner: Approver, lock: threading.Lock, agent_id: str) -> None:
         self.inner = inner
         self.lock = lock
+        self.agent_id = agent_id
 
     def approve(self, call: PendingCall, reason: str) -> bool | Declined:
         with self.lock:
-            return self.inner.approve(call, reason)
+            return self.inner.approve(replace(call, agent=self.agent_id), reason)
 
 
 class Subagents:
@@ -151,7 +153,7 @@ class Subagents:
         folder = ctx.session_dir / "agents" / agent_id
         folder.mkdir(parents=True, exist_ok=True)
         transcript = Transcript(folder)
-        approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals)
+        approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals, agent_id)
         # The parent's budgets and spending: a subagent's tokens count, and it stops when they run out.
         child = Agent(
             bound.model, ctx.for_subagent(), sink, approver=approver, mode=parent.mode, max_turns=turns,

@@ -51,11 +51,13 @@ NOBODY = Unattended()  # a program's session: no flag to name
 @dataclass(frozen=True)
 class PendingCall:
     """The call an Approver is asked about: the id the model gave it (what a face shows it by, so a question
-    names exactly one call even when a reply holds several alike), its tool and its validated arguments."""
+    names exactly one call even when a reply holds several alike), its tool and its validated arguments.
+    `agent`: the subagent that made it ("explore-1"; "" for the main agent), whose calls are numbered apart."""
 
     id: str
     name: str
     arguments: dict[str, Any]
+    agent: str = ""
 
 
 class Approver(Protocol):
