@@ -1,6 +1,7 @@
 """`Session`: the composition root. It turns Options into a running SneakyCode session (settings, model,
 tools, hooks, MCP servers, skills, subagents, budgets, checkpoints, transcript) and runs requests in it:
-`run` and `stream` (blocking), `arun` and `astream` (asyncio), `switch_model`, `cancel` from any thread.
+`run` and `stream` (blocking), `arun` and `astream` (asyncio), `cancel` from any thread, one request at a time;
+between requests the verbs of api/verbs.py (set_mode, clear, compact, rewind, set_model).
 
 Every face builds its run here: the terminal, `-p`, batch workers (through `-p`), the editor protocol, and
 programs that embed SneakyCode. The assembly itself is imported on first use, so `import sneakycode` stays
@@ -24,6 +25,7 @@ from sneakycode.api.options import Options
 from sneakycode.api.result import Result
 from sneakycode.api.settings import load_options, untrusted_notice
 from sneakycode.api.telemetry import observed_run, start_telemetry
+from sneakycode.api.verbs import SessionVerbs
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -112,7 +114,7 @@ class _StreamedRequest:
             return began
 
 
-class Session:
+class Session(SessionVerbs):
     """One SneakyCode session over a workspace; use it as a context manager (or call `close`), so its jobs,
     MCP servers and connections end with it.
 
@@ -352,49 +354,8 @@ class Session:
         return result
 
     def job_summaries(self) -> list[dict[str, Any]]:
-        """Every background command of the session (subagents' included), as the JSON result lists them."""
-        jobs = self.ctx.session.jobs
-        return [job.summary() for job in jobs.table().jobs.values()] if jobs.started else []
-
-    # ---- changing the session ------------------------------------------------------------------------
-
-    @property
-    def small_config(self) -> ModelConfig | None:
-        """The small model's endpoint, model and window (None: the main model runs the chores too)."""
-        return self.parts.small_config
-
-    def set_model(self, name: str, role: str = "main") -> None:
-        """Go on with model `name` in `role` ("main" or "small") on the same server and conversation. The model
-        is bound as at start-up (api/binding.py): its window and reply cap, its price, whether it takes images,
-        the edit tool its family is trained on (with the system prompt that names it). A ConfigError, with the
-        session unchanged, when it cannot run: e.g. no price for it while `max_cost` is set.
-        `role="small"` switches the small model (on its own server when `[models.small]` names one), which
-        runs compaction summaries and the explore subagent from then on."""
-        from sneakycode.api.assembly import session_tools
-        from sneakycode.api.binding import ModelBinding, close_model
-
-        if role not in ("main", "small"):
-            raise ValueError(f"role must be 'main' or 'small', not {role!r}")
-        parts, agent = self.parts, self.agent
-        assert parts.models is not None
-        binding = ModelBinding.for_model(name, "small" if role == "small" else "main", parts.models)
-        binding.charge_to(agent.spending)
-        if role == "small":
-            old_small = agent.small
-            agent.small = binding.bound()
-            if old_small is not None:
-                close_model(old_small.model)
-            parts.small_config = binding.config
-            return
-        close_model(agent.use_model(binding.bound()).model)
-        self.ctx.supports_images = binding.supports_images
-        parts.subagents.available = binding.tools
-        tools = session_tools(binding.tools, self.loaded, parts.subagents, parts.skills, tuple(self.options.tools))
-        agent.set_tools((*tools, *parts.mcp.tools()), reason=f"model switched to {name}")
-        self.ctx.output_budget = agent.context.output_budget(agent.fixed_tokens())
-        parts.config = binding.config
-
-    switch_model = set_model  # the older name of set_model
+        """Every background command of the session (subagents' included): `jobs()` by its older name."""
+        return self.jobs()
 
     # ---- the end -------------------------------------------------------------------------------------
 
