@@ -53,7 +53,7 @@ class SessionVerbs:
     # ---- changing --------------------------------------------------------------------------------------
 
     def set_mode(self, mode: PermissionMode | str) -> None:
-        """The permission mode for the rest of the session (default, acceptEdits, plan, yolo); a ValueError
+        """The permission mode for the rest of the session (default, auto-edit, plan, yolo); a ValueError
         names a mode that does not exist."""
         from sneakycode.config import PermissionMode
 

@@ -1,0 +1,67 @@
+"""Issue 36, the session's verbs, written once for every face: set_mode, clear (SessionStart hooks again),
+compact, rewind, tasks and jobs, through `sneakycode.Session` against the scripted server."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+import sneakycode
+from sneakycode.testing.server import ScriptedServer
+from tests.api.conftest import CALC, call, finish, fixing_steps
+from tests.conftest import project_config
+
+COUNTING = ("import pathlib; p = pathlib.Path('starts'); n = len(p.read_text()) if p.exists() else 0; "
+            "p.write_text('x' * (n + 1)); print(f'SessionStart run {n + 1}')")
+
+
+def options(server: ScriptedServer, repo: Path, **more: object) -> sneakycode.Options:
+    return sneakycode.Options(workspace=repo, base_url=server.base_url, model="m", api_key="k", isolated=True,
+                              settings={"retry_backoff": 0.01}, **more)  # type: ignore[arg-type]
+
+
+def test_clear_starts_afresh_and_runs_the_session_start_hooks_again(server: ScriptedServer, repo: Path) -> None:
+    hook = {"type": "command", "command": f"{shlex.quote(sys.executable)} -c {shlex.quote(COUNTING)}"}
+    (repo / ".claude").mkdir()
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}}))
+    project_config(repo, "", trusted=True)
+    server.add_steps([{"content": "one"}, {"content": "two"}])
+    with sneakycode.Session(options(server, repo, trust_project=True)) as session:
+        session.run("remember 42")
+        session.clear()
+        session.run("what number?")
+    first, second = server.chat_requests
+    assert "SessionStart run 1" in first["messages"][0]["content"]
+    assert "SessionStart run 2" in second["messages"][0]["content"]
+    assert [m["content"] for m in second["messages"] if m["role"] == "user"] == ["what number?"]
+
+
+def test_set_mode_decides_the_next_call_under_the_new_mode(server: ScriptedServer, repo: Path) -> None:
+    server.add_steps([call("write_file", file_path="new.txt", content="hi\n"), finish("done")])
+    with sneakycode.Session(options(server, repo)) as session:
+        with pytest.raises(ValueError):
+            session.set_mode("reckless")
+        session.set_mode("auto-edit")
+        assert session.mode == "auto-edit"
+        result = session.run("write it")
+    assert result.status == "finished" and (repo / "new.txt").read_text() == "hi\n"
+
+
+def test_compact_summarises_and_rewind_takes_files_and_conversation_back(server: ScriptedServer,
+                                                                          repo: Path) -> None:
+    server.add_steps([*fixing_steps(), {"content": "A summary of the fix."}])
+    with sneakycode.Session(options(server, repo, mode="yolo")) as session:
+        assert session.compact() is None  # nothing to compact yet
+        session.run("fix add")
+        assert (repo / "calc.py").read_text() != CALC
+        report = session.rewind(1)
+        assert report.ok and (repo / "calc.py").read_text() == CALC
+        # the conversation as it was before the model's turn 1: the request, no edits
+        assert [m["role"] for m in session.agent.history] == ["system", "user"]
+        done = session.compact("the fix")
+        assert done is not None
+        assert session.tasks == [] and session.jobs() == []
