@@ -295,7 +295,10 @@ class Session(SessionVerbs):
 
     def _in_thread(self, prompt: str, images: list[ImagePart] | None,
                    put: Callable[[Any], object]) -> _StreamedRequest:
-        turn = _StreamedRequest(lambda event: put(dict(event)))
+        def forward(event: Event) -> None:
+            put(dict(event))
+
+        turn = _StreamedRequest(forward)
 
         def work() -> None:
             try:
