@@ -65,3 +65,27 @@ def test_compact_summarises_and_rewind_takes_files_and_conversation_back(server:
         done = session.compact("the fix")
         assert done is not None
         assert session.tasks == [] and session.jobs() == []
+
+
+def test_remembered_approvals_answer_without_asking_and_are_the_sessions(server: ScriptedServer, repo: Path) -> None:
+    """"always" / "never" are kept by the session (issue 36), so every face (and a program) sees and sets the
+    same ones: a remembered call is not put to the face's approver again."""
+    asked: list[str] = []
+    server.add_steps([
+        call("run_command", command="touch allowed"),
+        call("run_command", command="touch refused"),
+        call("run_command", command="touch asked"),
+        finish("done"),
+    ])
+    policy = lambda name, arguments: asked.append(arguments["command"]) or False  # noqa: E731
+    settings = {"retry_backoff": 0.01, "tools.shell.sandbox": "off"}
+    with sneakycode.Session(sneakycode.Options(workspace=repo, base_url=server.base_url, model="m", api_key="k",
+                                               isolated=True, settings=settings, can_use_tool=policy)) as session:
+        key = session.approvals.remember("run_command", {"command": "touch allowed"}, True)
+        session.approvals.remember("run_command", {"command": "touch refused"}, False)
+        assert key in session.approvals.always and len(session.approvals.never) == 1
+        session.run("touch three files")
+    assert asked == ["touch asked"]
+    assert (repo / "allowed").exists() and not (repo / "refused").exists() and not (repo / "asked").exists()
+    told = [m["content"] for m in server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert "for the rest of this session" in told[1]

@@ -14,8 +14,8 @@ from acp import schema
 
 from sneakycode.acp import updates
 from sneakycode.acp.live import LiveSession
-from sneakycode.permissions.always import allow_for_session, always_rules, session_key
-from sneakycode.permissions.gate import Declined, PendingCall
+from sneakycode.permissions.always import allow_for_session, always_rules
+from sneakycode.permissions.gate import PendingCall, Remembered
 from sneakycode.tools.base import ToolContext
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
@@ -27,16 +27,11 @@ class EditorApprover:
     def __init__(self, live: LiveSession, ctx: ToolContext) -> None:
         self.live = live
         self.ctx = ctx
-        self.always: set[str] = set()
-        self.never: set[str] = set()
 
-    def approve(self, call: PendingCall, reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Remembered:
+        """Asked only about calls the session has no remembered answer for (api/approvals.py); "always" and
+        "never" are answered as Remembered, so the session keeps them."""
         tool_name, arguments = call.name, call.arguments
-        key = session_key(tool_name, arguments)
-        if key in self.always:
-            return True
-        if key in self.never:
-            return Declined(f"the user rejected {key} for the rest of this session; do not try it again")
         loaded = self.ctx.loaded
         rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
         call_id = f"{call.agent}/{call.id}" if call.agent else call.id  # as live.emit announced it
@@ -64,8 +59,5 @@ class EditorApprover:
             return True
         if chosen == ALLOW_ALWAYS:
             allow_for_session(loaded, rules)
-            self.always.add(key)
-            return True
-        if chosen == REJECT_ALWAYS:
-            self.never.add(key)
-        return False
+            return Remembered(True)
+        return Remembered(False) if chosen == REJECT_ALWAYS else False

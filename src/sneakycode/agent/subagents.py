@@ -26,7 +26,7 @@ from sneakycode.agent.protocol import EventSink
 from sneakycode.agent.roles import SMALL, BoundModel
 from sneakycode.agent.subagent_definitions import AgentDefinition
 from sneakycode.errors import ErrorCode, SneakyError
-from sneakycode.permissions.gate import Approver, Declined, PendingCall
+from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered
 from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import Preview, Tier, Tool, ToolArgs, ToolContext, ToolResult
 
@@ -67,7 +67,7 @@ class _OneAtATime:
         self.lock = lock
         self.agent_id = agent_id
 
-    def approve(self, call: PendingCall, reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined | Remembered:
         with self.lock:
             return self.inner.approve(replace(call, agent=self.agent_id), reason)
 

@@ -130,6 +130,7 @@ class Session(SessionVerbs):
         approver_for: Callable[[ToolContext], Approver | None] | None = None,
         unattended: Unattended | None = None,
     ) -> None:
+        from sneakycode.api.approvals import Approvals, remembering
         from sneakycode.api.assembly import assemble
         from sneakycode.api.policy import PolicyApprover
         from sneakycode.api.structured import load_output_schema
@@ -154,6 +155,9 @@ class Session(SessionVerbs):
             if approver_for is None:
                 policy = options.can_use_tool
                 approver_for = lambda _ctx: PolicyApprover(policy) if policy is not None else None  # noqa: E731
+            # "always" and "never" are the session's, whichever face asked (api/approvals.py).
+            self.approvals: Approvals = Approvals()
+            approver_for = remembering(approver_for, self.approvals)
             told = options if self.output_schema is None else replace(options, system_prompt="\n\n".join(
                 filter(None, (options.system_prompt, self.output_schema.instructions()))))
             self.parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())

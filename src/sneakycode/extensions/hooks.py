@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.extensions.hooks_config import ConfiguredHook, HookEvent, HookSet
-from sneakycode.permissions.gate import Approver, Declined, PendingCall
+from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.supervise import ProcessResult, run_process
 from sneakycode.session.transcript import TRANSCRIPT
@@ -209,7 +209,7 @@ class NotifyingApprover:
         self.hooks = hooks
         self.report = report
 
-    def approve(self, call: PendingCall, reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined | Remembered:
         message = f"SneakyCode needs your permission to use {call.name}"
         self.report(self.hooks.run("Notification", {"message": message, "tool_name": call.name}))
         return self.inner.approve(call, reason)

@@ -49,6 +49,17 @@ NOBODY = Unattended()  # a program's session: no flag to name
 
 
 @dataclass(frozen=True)
+class Remembered:
+    """An answer for the rest of the session ("always" / "never"): true or false like a plain yes or no, and the
+    session remembers it for every later call with the same key (api/approvals.py)."""
+
+    allowed: bool
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+@dataclass(frozen=True)
 class PendingCall:
     """The call an Approver is asked about: the id the model gave it (what a face shows it by, so a question
     names exactly one call even when a reply holds several alike), its tool and its validated arguments.
@@ -63,7 +74,7 @@ class PendingCall:
 class Approver(Protocol):
     """Asked only when the permission decision is `ask`; True approves the call, False or Declined refuses it."""
 
-    def approve(self, call: PendingCall, reason: str) -> bool | Declined: ...
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined | Remembered: ...
 
 
 @dataclass
@@ -174,7 +185,7 @@ class Gate:
             )
             return Verdict(decision, "denied", self.capped(refusal), how)
         answer = self.approver.approve(PendingCall(call.id, call.name, call.arguments), decision.reason)
-        if answer is True:
+        if answer is True or (isinstance(answer, Remembered) and answer.allowed):
             return Verdict(decision, "approved")
         if isinstance(answer, Declined) and answer.instead.strip():
             said = answer.instead.strip()
