@@ -152,6 +152,11 @@ class Agent(ToolCalls):
             self.ctx.output_budget = self.context.output_budget(self.fixed_tokens())
         return before
 
+    def use_small(self, bound: BoundModel | None) -> BoundModel | None:
+        """The model for chores (summaries, `model: small` subagents) from now on; returns the one it replaces."""
+        before, self.small = self.small, bound
+        return before
+
     def take_session_notes(self) -> list[str]:
         """What the next request must tell the model first (a resumed session's note, hooks' context); consumed."""
         notes, self._session_notes = self._session_notes, []

@@ -109,8 +109,7 @@ class SessionVerbs:
             binding = ModelBinding.for_model(name, "small" if role == "small" else "main", parts.models)
             binding.charge_to(agent.spending)
             if role == "small":
-                old_small = agent.small
-                agent.small = binding.bound()
+                old_small = agent.use_small(binding.bound())
                 if old_small is not None:
                     close_model(old_small.model)
                 parts.small_config = binding.config
