@@ -161,7 +161,9 @@ def assemble(
         if small is not None:
             undo.callback(small.close)
         # The program's tools, checked against every name the session offers itself, before any folder exists.
-        check_custom_names({t.name for t in main.tools} | {TASK_TOOL}, tuple(options.tools))
+        enabled = settings.tools.enabled
+        task = {TASK_TOOL} if enabled is None or TASK_TOOL in enabled else set()
+        check_custom_names({t.name for t in main.tools} | task, tuple(options.tools))
         spending = Spending()
         for binding in (main, small):
             if binding is not None:
@@ -171,10 +173,10 @@ def assemble(
             sink.emit({"type": "notice", "message": notice})
         opened = open_agent_session(loaded, continue_latest=options.continue_session, resume_id=options.resume)
         ctx, transcript, saved, checkpoints = opened.ctx, opened.transcript, opened.saved, opened.checkpoints
+        if saved is None:  # registered first, so it runs last: after everything in the folder is closed
+            undo.callback(shutil.rmtree, ctx.session_dir, ignore_errors=True)
         undo.callback(ctx.close)
         undo.callback(transcript.close)
-        if saved is None:
-            undo.callback(shutil.rmtree, ctx.session_dir, ignore_errors=True)
         extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled, user=not loaded.isolated)
         for notice in extensions.notices():
             sink.emit({"type": "notice", "message": notice})
