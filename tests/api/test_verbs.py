@@ -89,3 +89,18 @@ def test_remembered_approvals_answer_without_asking_and_are_the_sessions(server:
     assert (repo / "allowed").exists() and not (repo / "refused").exists() and not (repo / "asked").exists()
     told = [m["content"] for m in server.chat_requests[-1]["messages"] if m["role"] == "tool"]
     assert "for the rest of this session" in told[1]
+
+
+def test_resume_continues_another_sessions_conversation_here(server: ScriptedServer, repo: Path,
+                                                             tmp_path: Path) -> None:
+    server.add_steps([{"content": "noted"}, {"content": "42"}])
+    state = tmp_path / "state"
+    with sneakycode.Session(options(server, repo, state_dir=state)) as first:
+        first.run("remember 42")
+    with sneakycode.Session(options(server, repo, state_dir=state)) as second:
+        with pytest.raises(sneakycode.ConfigError, match="no other saved session"):
+            second.resume("no-such-session")
+        assert second.resume(first.session_id) == 2
+        second.run("what number?")
+    users = [m["content"] for m in server.chat_requests[-1]["messages"] if m["role"] == "user"]
+    assert users[0] == "remember 42" and users[-1].endswith("what number?")

@@ -1,5 +1,5 @@
 """The verbs that change a session between requests, written once for every face: `set_mode`, `clear`,
-`compact`, `rewind`, `set_model` (and its older name `switch_model`), with `tasks` and `jobs` to look at.
+`compact`, `rewind`, `resume`, `set_model` (and its older name `switch_model`), with `tasks` and `jobs` to look at.
 
 The terminal's slash commands and the editor's call these and nothing below them, so `/clear` means the same
 in both (the SessionStart hooks run again). Each waits for a running request to end: one request or change
@@ -90,6 +90,29 @@ class SessionVerbs:
             if report.conversation is not None:
                 agent.rewound(report.conversation.messages, report.turn - 1)
             return report
+
+    def resume(self, session_id: str) -> int:
+        """Continue the conversation (and task list) of another saved session of this workspace here, in this
+        session; files count as unread. Returns how many messages it brought back; a ConfigError when there is
+        no such session or its transcript does not hold a conversation (nothing changes then)."""
+        from sneakycode.config import state_dir
+        from sneakycode.errors import ConfigError
+        from sneakycode.session.folders import list_sessions
+        from sneakycode.session.transcript import TRANSCRIPT, load_transcript
+
+        with self._running:
+            ctx, agent = self.parts.ctx, self.parts.agent
+            found = next((info for info in list_sessions(state_dir(self.loaded.settings), self.loaded.workspace)
+                          if info.id == session_id and info.id != ctx.session_id
+                          and (info.dir / TRANSCRIPT).exists()), None)
+            if found is None:
+                raise ConfigError(f"there is no other saved session {session_id!r} in this workspace")
+            saved = load_transcript(found.dir / TRANSCRIPT)
+            agent.rewound(saved.messages, agent.session_turns)  # a ConfigError when they are not chat messages
+            ctx.tasks = list(saved.tasks)
+            if agent.transcript is not None:
+                agent.transcript.write("history", messages=agent.history, reason=f"resumed session {found.id}")
+            return len(agent.history) - 1
 
     def set_model(self, name: str, role: str = "main") -> None:
         """Go on with model `name` in `role` ("main" or "small") on the same server and conversation. The model
