@@ -4,6 +4,7 @@ the permission modes it can switch, the commands it lists, and the MCP servers i
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from acp import schema, text_block
 
 from sneakycode.testing.server import ScriptedServer
 from tests.acp.conftest import Editor, agent_env, call, finish, initialized, run, running_agent
+from tests.conftest import project_config
 from tests.extensions.mcp.servers import FIXTURE, alive, pid_in
 
 
@@ -146,6 +148,14 @@ def test_the_editor_lists_our_commands_custom_commands_skills_and_its_mcp_server
 
 
 def test_a_slash_command_of_the_editor_face_clears_the_conversation(ws: Path, server: ScriptedServer) -> None:
+    """/clear is the session's verb, as in the terminal: the SessionStart hooks run again (issue 36: the editor's
+    /clear skipped them, so the context they add was the start-up one)."""
+    counting = "import pathlib; p = pathlib.Path('starts'); n = len(p.read_text()) if p.exists() else 0; " \
+               "p.write_text('x' * (n + 1)); print(f'SessionStart run {n + 1}')"
+    hook = {"type": "command", "command": f"{shlex.quote(sys.executable)} -c {shlex.quote(counting)}"}
+    (ws / ".claude").mkdir()
+    (ws / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [hook]}]}}))
+    project_config(ws, "", trusted=True)
     server.add_steps([{"content": "First."}, {"content": "Fresh."}])
     editor = Editor()
 
@@ -162,6 +172,8 @@ def test_a_slash_command_of_the_editor_face_clears_the_conversation(ws: Path, se
     assert cleared.stop_reason == "end_turn" and "Conversation cleared." in editor.text()
     users = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "user"]
     assert users == ["what number?"]
+    system = server.requests[-1].body["messages"][0]["content"]
+    assert "SessionStart run 2" in system and "SessionStart run 1" not in system
 
 
 

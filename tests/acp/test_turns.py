@@ -239,3 +239,22 @@ def test_allow_always_for_a_compound_command_covers_every_part_not_only_the_last
     # The same line again is covered; a line whose other part no rule covers is asked about.
     assert len(editor.asked) == 2 and editor.asked[1].tool_call.raw_input["command"] == "sleep 0; touch made"
     assert not (ws / "made").exists()
+
+
+def test_two_alike_calls_in_one_reply_each_get_their_own_permission_question(ws: Path, server: ScriptedServer) -> None:
+    """Regression (issue 36): the approver was told only the tool and its arguments, so the editor face guessed
+    which announced call a question was about: two alike read-only calls of one reply (announced together) were
+    both asked about under the second one's id. Now the approver gets the call's id, and each question names its
+    own call."""
+    (ws / ".sneakycode").mkdir()
+    (ws / ".sneakycode" / "config.toml").write_text('[permissions]\nask = ["read_file"]\n')
+    (ws / "notes.md").write_text("one\n")
+    read = {"name": "read_file", "arguments": {"file_path": "notes.md"}}
+    server.add_steps([{"tool_calls": [read, read]}, finish("Done.")])
+    editor = Editor(["allow_once", "reject_once"])
+    [response] = one_session(editor, server, ws, "read it twice")
+    assert response.stop_reason == "end_turn"
+    first, second = starts(editor)
+    assert first.tool_call_id != second.tool_call_id
+    assert sorted(asked.tool_call.tool_call_id for asked in editor.asked) == sorted([first.tool_call_id,
+                                                                                     second.tool_call_id])

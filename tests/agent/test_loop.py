@@ -14,6 +14,7 @@ from sneakycode.agent.context import estimate_history_tokens
 from sneakycode.agent.loop import Agent, RunResult
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
 from sneakycode.errors import ModelError, SneakyError
+from sneakycode.permissions.gate import PendingCall
 from sneakycode.testing.scripted_model import Reply, ScriptedModel
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.registry import all_tools
@@ -36,8 +37,8 @@ class Approver:
         self.asked: list[tuple[str, dict[str, Any]]] = []
         self.on_ask = on_ask
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
-        self.asked.append((tool_name, arguments))
+    def approve(self, call: PendingCall, reason: str) -> bool:
+        self.asked.append((call.name, call.arguments))
         if self.on_ask:
             self.on_ask()
         return self.answer
@@ -380,3 +381,20 @@ def test_a_request_that_cannot_fit_ends_with_the_window_the_sizes_and_the_fix(ct
     assert "[context_overflow]" in result.message and "context window of 2,048 tokens" in result.message
     assert "system prompt and tools ~" in result.message and "reply reservation 512" in result.message
     assert "--ctx-size" in result.message and "tools.enabled" in result.message
+
+
+def test_the_approver_is_told_each_calls_own_id(ctx: ToolContext, ws: Path) -> None:
+    """Regression (issue 36): the approver got only the tool and its arguments, so a face had to guess which of
+    two alike calls a question was about; now it gets the pending call with the model's id for it."""
+    seen: list[PendingCall] = []
+
+    class Recording:
+        def approve(self, call: PendingCall, reason: str) -> bool:
+            seen.append(call)
+            return False
+
+    first, second = tc("write_file", file_path="a.txt", content="x"), tc("write_file", file_path="a.txt", content="x")
+    agent, _model, _events = make_agent(ctx, [reply(first, second), finish()], approver=Recording())
+    agent.run_turn("write it twice")
+    assert [(c.id, c.name, c.arguments["file_path"]) for c in seen] == [(first.id, "write_file", "a.txt"),
+                                                                       (second.id, "write_file", "a.txt")]

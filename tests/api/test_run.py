@@ -182,3 +182,37 @@ def test_offered_tools_follow_enabled_tools(server: ScriptedServer, repo: Path) 
     server.add_steps([finish("ok")])
     sneakycode.run("hi", options(server, repo, enabled_tools=["read_file"]))
     assert offered(server.chat_requests[0]) == ["read_file", "finish"]
+
+
+def test_two_concurrent_streams_take_turns_and_never_mix_their_events(server: ScriptedServer, repo: Path) -> None:
+    """Regression (issue 36): a second `stream()` on one session took over the first one's events. Now the
+    second waits until the first has ended, and each stream holds only its own request's events."""
+    release = threading.Event()
+
+    @sneakycode.tool(name="hold")
+    def hold(args: Weather, ctx: sneakycode.ToolContext) -> sneakycode.ToolResult:
+        """Holds the first request while the second one starts."""
+        release.wait(10)
+        return sneakycode.ToolResult.ok("held in " + args.city)
+
+    server.add_steps([call("hold", city="Oslo"), finish("first done"), {"content": "second answer"}])
+    with sneakycode.Session(options(server, repo, tools=[hold], can_use_tool=lambda n, a: True)) as session:
+        first = session.stream("first")
+        first_events = []
+        for event in first:
+            first_events.append(event)
+            if event["type"] == "tool_call":
+                break
+        second_events: list[dict[str, Any]] = []
+        second = threading.Thread(target=lambda: second_events.extend(session.stream("second")))
+        second.start()
+        deadline = time.monotonic() + 5  # until the second request's worker exists (it then waits its turn)
+        while sum(t.name == "sneakycode-session" for t in threading.enumerate()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        release.set()
+        first_events.extend(first)
+        second.join(10)
+    assert first_events[-1]["type"] == "final" and first_events[-1]["result"] == "first done"
+    assert second_events[-1]["type"] == "final" and second_events[-1]["result"] == "second answer"
+    assert [e["type"] for e in second_events if e["type"] in ("tool_call", "tool_result")] == []
+    assert "second answer" not in str(first_events) and "held in Oslo" not in str(second_events)

@@ -171,8 +171,10 @@ def public_api() -> dict[str, Any]:
             methods = {m: str(inspect.signature(getattr(value, m))) for m in sorted(vars(value))
                        if not m.startswith("_") and callable(getattr(value, m))}
             shown[name] = {"fields": shown[name], "methods": methods}
-        elif inspect.isclass(value):
-            shown[name] = {m: str(inspect.signature(getattr(value, m))) for m in sorted(vars(value))
+        elif inspect.isclass(value):  # its methods, those it inherits from the package's classes too (the verbs)
+            mine = [klass for klass in inspect.getmro(value) if klass.__module__.startswith("sneakycode")]
+            own = {m for klass in mine for m in vars(klass)}
+            shown[name] = {m: str(inspect.signature(getattr(value, m))) for m in sorted(own)
                            if (not m.startswith("_") or m == "__init__") and inspect.isfunction(getattr(value, m))}
         elif callable(value):
             try:

@@ -10,6 +10,7 @@ from rich.console import Console
 from sneakycode.cli.text import printable
 from sneakycode.cli.ui.approver import TerminalApprover
 from sneakycode.cli.ui.render import TerminalSink
+from sneakycode.permissions.gate import PendingCall
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import run_cli
 
@@ -31,7 +32,8 @@ def terminal() -> tuple[Console, io.StringIO]:
 def test_the_approval_prompt_shows_a_concealed_command_in_full() -> None:
     console, out = terminal()
     approver = TerminalApprover(console, lambda _question: "n")
-    assert not approver.approve("run_command", {"command": CONCEALED}, "needs \x1b[8mconfirmation")
+    asked = PendingCall("call_1", "run_command", {"command": CONCEALED})
+    assert not approver.approve(asked, "needs \x1b[8mconfirmation")
     shown = out.getvalue()
     assert "\x1b[8m" not in shown and "evil" in shown and "needs \\x1b[8mconfirmation" in shown
 

@@ -37,18 +37,16 @@ def own_command(text: str) -> tuple[str, str] | None:
 
 
 def run_own(session: Session, name: str, argument: str, say: Callable[[str], None]) -> None:
-    """Run /clear or /compact in the session (on the worker thread); `say` tells the user what happened."""
-    agent = session.agent
+    """Run /clear or /compact in the session (on the worker thread) through the session's verbs, as the terminal
+    does (so /clear runs the SessionStart hooks in both); `say` tells the user what happened."""
     if name == "clear":
-        agent.clear()
+        session.clear()
         say("Conversation cleared.")
         return
-    from sneakycode.agent.compaction_now import compact_now
     from sneakycode.errors import SneakyError
 
-    agent.cancel.clear()
     try:
-        done = compact_now(agent, argument)
+        done = session.compact(argument)
     except SneakyError as exc:
         say(f"Not compacted: {exc}")
         return

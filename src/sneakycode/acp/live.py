@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -159,18 +158,11 @@ class LiveSession:
                     self.files.show_written(self.session.ctx, path)
         self.post(updates.tool_call_done(call_id, success, content, diff))
 
-    def pending_call(self, name: str, arguments: dict[str, Any]) -> tuple[str, schema.FileEditToolCallContent | None]:
-        """The id (and diff) of the announced call that a permission question is about: the approver is told
-        the tool and its arguments, the client needs the id it was shown."""
+    def pending_diff(self, call_id: str) -> schema.FileEditToolCallContent | None:
+        """The diff shown with the announced call `call_id` (the approver is told the call's id), if any."""
         with self._lock:
-            pending = list(self._pending.items())
-        for call_id, (pending_name, pending_args, diff) in reversed(pending):
-            if pending_name == name and pending_args == arguments:
-                return call_id, diff
-        for call_id, (pending_name, _args, diff) in reversed(pending):
-            if pending_name == name:
-                return call_id, diff
-        return f"ask-{name}-{json.dumps(arguments, sort_keys=True)[:40]}", None
+            pending = self._pending.get(call_id)
+        return pending[2] if pending is not None else None
 
     # ---- questions, from the worker thread ----------------------------------------------------------
 

@@ -10,14 +10,12 @@ so nothing the client answers can loosen them. A cancelled turn or a vanished cl
 
 from __future__ import annotations
 
-from typing import Any
-
 from acp import schema
 
 from sneakycode.acp import updates
 from sneakycode.acp.live import LiveSession
-from sneakycode.permissions.always import allow_for_session, always_rules, session_key
-from sneakycode.permissions.gate import Declined
+from sneakycode.permissions.always import allow_for_session, always_rules
+from sneakycode.permissions.gate import PendingCall, Remembered
 from sneakycode.tools.base import ToolContext
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
@@ -29,18 +27,15 @@ class EditorApprover:
     def __init__(self, live: LiveSession, ctx: ToolContext) -> None:
         self.live = live
         self.ctx = ctx
-        self.always: set[str] = set()
-        self.never: set[str] = set()
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
-        key = session_key(tool_name, arguments)
-        if key in self.always:
-            return True
-        if key in self.never:
-            return Declined(f"the user rejected {key} for the rest of this session; do not try it again")
+    def approve(self, call: PendingCall, reason: str) -> bool | Remembered:
+        """Asked only about calls the session has no remembered answer for (api/approvals.py); "always" and
+        "never" are answered as Remembered, so the session keeps them."""
+        tool_name, arguments = call.name, call.arguments
         loaded = self.ctx.loaded
         rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
-        call_id, diff = self.live.pending_call(tool_name, arguments)
+        call_id = f"{call.agent}/{call.id}" if call.agent else call.id  # as live.emit announced it
+        diff = self.live.pending_diff(call_id)
         found = self.live.tool_for(tool_name)
         tool_call = schema.ToolCallUpdate(
             tool_call_id=call_id, title=updates.title_of(found, tool_name, arguments), kind=updates.tool_kind(found),
@@ -64,8 +59,5 @@ class EditorApprover:
             return True
         if chosen == ALLOW_ALWAYS:
             allow_for_session(loaded, rules)
-            self.always.add(key)
-            return True
-        if chosen == REJECT_ALWAYS:
-            self.never.add(key)
-        return False
+            return Remembered(True)
+        return Remembered(False) if chosen == REJECT_ALWAYS else False

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import traceback
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from sneakycode.agent.events import PermissionEvent
 from sneakycode.agent.feedback import REPETITION, RepeatWatch
@@ -97,7 +98,8 @@ class ToolCalls:
         if call.invalid:  # a call written as text that cannot run: the model is told why and how to write it
             return PreparedCall(call.name, {}, failure=ToolResult.fail(ErrorCode.INVALID_TOOL_CALL, call.invalid))
         try:
-            return self.hooks.before_call(self.gate, self.gate.prepare(call.name, call.arguments))
+            prepared = self.hooks.before_call(self.gate, self.gate.prepare(call.name, call.arguments))
+            return replace(prepared, id=call.id)  # the approver is told which call it is about
         except Exception as exc:  # a bug while deciding must not end the run: the call fails instead
             self._internal_error(f"checking the {call.name} call", exc)
             failure = ToolResult.fail(ErrorCode.INTERNAL_ERROR, f"{call.name} could not be checked: {exc}")

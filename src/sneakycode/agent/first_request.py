@@ -25,9 +25,8 @@ if TYPE_CHECKING:
 def compose_request(agent: Agent, request: str) -> str:
     """The request as the model gets it: the pending session notes first, the map after it when it is the
     first message of a main agent's conversation. The notes are consumed."""
-    notes, agent._session_notes = agent._session_notes, []
-    parts = [*notes, request]
-    if len(agent.history) == 1 and agent.hooks.stop_event == "Stop":
+    parts = [*agent.take_session_notes(), request]
+    if len(agent.history) == 1 and agent.main:
         repo_map = first_request_map(agent, request)
         if repo_map:
             parts.append(repo_map)
@@ -54,6 +53,6 @@ def first_request_map(agent: Agent, request: str) -> str:
             seconds=settings.repo_map.build_seconds,
         )
     except Exception as exc:  # the map only helps: whatever goes wrong in it, the request goes out without it
-        agent._notice(f"The repository map was left out: {type(exc).__name__}: {exc}")
+        agent.sink.emit({"type": "notice", "message": f"The repository map was left out: {type(exc).__name__}: {exc}"})
         return ""
     return with_heading(repo_map) if repo_map.text else ""

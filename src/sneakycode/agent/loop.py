@@ -27,7 +27,7 @@ from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, 
 from sneakycode.agent.prompts import compose_system_prompt, resumed_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, Usage
 from sneakycode.agent.results import RunResult, RunStatus
-from sneakycode.agent.roles import SmallModel
+from sneakycode.agent.roles import BoundModel
 from sneakycode.agent.watch import RunWatch
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ModelError, SneakyError
@@ -65,31 +65,32 @@ class Agent(ToolCalls):
         checkpoints: Checkpoints | None = None,
         session_turns: int = 0,
         hooks: HookRunner | None = None,
-        stop_event: str = "Stop",
+        main: bool = True,
         role: str = "",
         budgets: Budgets | None = None,
         spending: Spending | None = None,
         unattended: Unattended = NOBODY,
         system_prompt: str = "",
         reserve: int | None = None,
-        small: SmallModel | None = None,
+        small: BoundModel | None = None,
         model_name: str = "",
     ) -> None:
         """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
         `skills_prompt`: the system prompt's list of skills (see extensions.skills). `hooks`: the user's hooks
-        (`stop_event` is SubagentStop for a subagent); `role`: instructions that follow the system prompt (a
-        subagent's definition). `budgets` limit the whole session; `spending` carries the price and counts
-        what it used. `unattended`: how a refusal for want of an approver is worded (the face's words).
-        `system_prompt`: the embedding program's own instructions, after the project's. `reserve`: the reply cap
-        each request asks for, which the window must hold besides the prompt. `small`: the model for chores
-        (summaries), None for this one; `model_name`: this model's name when its price is not the session's
-        main one (a subagent on another model)."""
+        (`main`: False for a subagent, whose stop is SubagentStop and whose first request gets no map); `role`:
+        instructions that follow the system prompt (a subagent's definition). `budgets` limit the whole session;
+        `spending` carries the price and counts what it used. `unattended`: how a refusal for want of an
+        approver is worded (the face's words). `system_prompt`: the embedding program's own instructions, after
+        the project's. `reserve`: the reply cap each request asks for, which the window must hold besides the
+        prompt. `small`: the model for chores (summaries), None for this one; `model_name`: this model's name
+        when its price is not the session's main one (a subagent on another model)."""
         self.model = model
         self.ctx = ctx
         self.sink = sink
         self.approver = approver
         self.hook_runner = hooks
-        self.hooks = HookPoints(hooks, sink, stop_event)
+        self.main = main
+        self.hooks = HookPoints(hooks, sink, "Stop" if main else "SubagentStop")
         offered = all_tools() if tools is None else tools
         self.gate = Gate(ctx, self.hooks.approver(approver), PermissionMode(mode) if mode else None, offered=offered,
                          unattended=unattended)
@@ -139,6 +140,27 @@ class Agent(ToolCalls):
     def mode(self) -> PermissionMode:
         """The permission mode in force: the one set for this session, else the configured one."""
         return self.gate.mode or self.ctx.settings.permissions.mode
+
+    def use_model(self, bound: BoundModel, *, fit: bool = True) -> BoundModel:
+        """Run on `bound` from the next request on; returns the model it replaces (closing it is the caller's).
+        `fit`: its window and reply cap replace the old ones (a model switch); False keeps them (a command's
+        model for one request, on the same server)."""
+        before = BoundModel(self.model, self.model_name, self.context.window, self.context.reserve)
+        self.model, self.model_name = bound.model, bound.name
+        if fit:
+            self.context.window, self.context.reserve = bound.window, bound.reserve
+            self.ctx.output_budget = self.context.output_budget(self.fixed_tokens())
+        return before
+
+    def use_small(self, bound: BoundModel | None) -> BoundModel | None:
+        """The model for chores (summaries, `model: small` subagents) from now on; returns the one it replaces."""
+        before, self.small = self.small, bound
+        return before
+
+    def take_session_notes(self) -> list[str]:
+        """What the next request must tell the model first (a resumed session's note, hooks' context); consumed."""
+        notes, self._session_notes = self._session_notes, []
+        return notes
 
     def set_mode(self, mode: PermissionMode | str) -> None:
         """Switch the permission mode for the rest of the session (the next call is decided under it)."""

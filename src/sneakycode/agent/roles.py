@@ -14,10 +14,14 @@ SMALL = "small"
 
 
 @dataclass
-class SmallModel:
-    """The small model, its name (its price is looked up by it), its window and its usual reply cap."""
+class BoundModel:
+    """A model the loop runs on (the main one, the small one, a subagent's own): its client, its name (its
+    price is looked up by it), its window and its usual reply cap. `api.binding` derives it."""
 
     model: ChatModel
     name: str
     window: int
     reserve: int
+
+
+SmallModel = BoundModel  # the small model is one BoundModel among others

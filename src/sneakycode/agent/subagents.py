@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any, cast
 from pydantic import Field
 
 from sneakycode.agent.events import Event
-from sneakycode.agent.protocol import ChatModel, EventSink
-from sneakycode.agent.roles import SMALL
+from sneakycode.agent.protocol import EventSink
+from sneakycode.agent.roles import SMALL, BoundModel
 from sneakycode.agent.subagent_definitions import AgentDefinition
-from sneakycode.errors import ErrorCode
-from sneakycode.permissions.gate import Approver, Declined
+from sneakycode.errors import ErrorCode, SneakyError
+from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered
 from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import Preview, Tier, Tool, ToolArgs, ToolContext, ToolResult
 
@@ -59,26 +59,29 @@ class TaggedSink:
 
 
 class _OneAtATime:
-    """An approver parallel subagents share: one question on the terminal at a time."""
+    """A subagent's approver: the parent's, one question at a time among parallel subagents, each call marked
+    as this subagent's (a face shows its calls under their own ids)."""
 
-    def __init__(self, inner: Approver, lock: threading.Lock) -> None:
+    def __init__(self, inner: Approver, lock: threading.Lock, agent_id: str) -> None:
         self.inner = inner
         self.lock = lock
+        self.agent_id = agent_id
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined | Remembered:
         with self.lock:
-            return self.inner.approve(tool_name, arguments, reason)
+            return self.inner.approve(replace(call, agent=self.agent_id), reason)
 
 
 class Subagents:
     """The subagent definitions of a session and the task tool that runs them; `attach` the parent Agent
-    before its first run. `model_for` builds the ChatModel for a definition that names its own model."""
+    before its first run. `model_for` binds a definition's own model (its price registered; a ConfigError when it
+    cannot run, e.g. unpriced under a cost budget)."""
 
     def __init__(
         self,
         definitions: dict[str, AgentDefinition],
         available: tuple[Tool, ...],
-        model_for: Callable[[str], ChatModel] | None = None,
+        model_for: Callable[[str], BoundModel] | None = None,
     ) -> None:
         self.definitions = definitions
         self.available = available
@@ -143,21 +146,30 @@ class Subagents:
         agent_id = self._next_id(definition.name)
         sink = TaggedSink(parent.sink, agent_id, self._events)
         sink.emit({"type": "subagent", "agent": agent_id, "phase": "start", "prompt": args.prompt})
-        model, name, window, reserve = self._model_of(definition, parent)
+        try:
+            bound = self._model_of(definition, parent)
+        except SneakyError as exc:
+            return ToolResult.fail(ErrorCode.SUBAGENT_FAILED, f"{agent_id} cannot run on {definition.model}: {exc}")
         folder = ctx.session_dir / "agents" / agent_id
         folder.mkdir(parents=True, exist_ok=True)
         transcript = Transcript(folder)
-        approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals)
+        approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals, agent_id)
+        # The parent's budgets and spending: a subagent's tokens count, and it stops when they run out.
         child = Agent(
-            model, ctx.for_subagent(), sink, approver=approver, mode=parent.mode, max_turns=turns,
-            context_window=window, reserve=reserve, transcript=transcript, tools=definition.offered(self.available),
-            hooks=parent.hook_runner, stop_event="SubagentStop", role=definition.prompt,
-            unattended=parent.gate.unattended, spending=parent.spending, model_name=name, small=parent.small,
+            bound.model, ctx.for_subagent(), sink, approver=approver, mode=parent.mode, max_turns=turns,
+            context_window=bound.window, reserve=bound.reserve, transcript=transcript,
+            tools=definition.offered(self.available), hooks=parent.hook_runner, main=False, role=definition.prompt,
+            unattended=parent.gate.unattended, budgets=parent.budgets.budgets, spending=parent.spending,
+            model_name=bound.name, small=parent.small,
         )
         try:
             result = child.work(args.prompt)
         finally:
             transcript.close()
+            if bound.model is not parent.model and (parent.small is None or bound.model is not parent.small.model):
+                close = getattr(bound.model, "close", None)  # a definition's own model: its connection ends here
+                if callable(close):
+                    close()
         parent.absorb(result)
         sink.emit({"type": "subagent", "agent": agent_id, "phase": "end", "prompt": args.prompt,
                    "status": result.status, "turns": result.turns})
@@ -167,15 +179,15 @@ class Subagents:
                                         status=result.status, turns=result.turns, message=result.message)
         return _answer(agent_id, result)
 
-    def _model_of(self, definition: AgentDefinition, parent: Agent) -> tuple[ChatModel, str, int, int]:
+    def _model_of(self, definition: AgentDefinition, parent: Agent) -> BoundModel:
         """The model a definition runs on, its name (for its price), its window and its reply cap."""
         small = parent.small
         if definition.model == SMALL and small is not None:
-            return small.model, small.name, small.window, small.reserve
-        own = parent.model, parent.model_name, parent.context.window, parent.context.reserve
+            return small
+        own = BoundModel(parent.model, parent.model_name, parent.context.window, parent.context.reserve)
         if definition.model in (None, SMALL) or self.model_for is None:
             return own
-        return self.model_for(definition.model), definition.model, parent.context.window, parent.context.reserve
+        return self.model_for(definition.model)
 
     def _next_id(self, name: str) -> str:
         with self._lock:

@@ -5,22 +5,22 @@ budgets, checkpoints and the Agent. `Session` calls it; so does `switch_model` f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import shutil
+from collections.abc import Callable, Collection
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from urllib.parse import urlparse
 
 from sneakycode.agent.budgets import Budgets, Spending
 from sneakycode.agent.loop import Agent
-from sneakycode.agent.model.client import build_chat_model
-from sneakycode.agent.model.families import edit_format_for
-from sneakycode.agent.model.pricing import price_for
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, output_cap, resolve_model_config
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, resolve_model_config
 from sneakycode.agent.model.window import discover_context_window
-from sneakycode.agent.protocol import ChatModel, EventSink
+from sneakycode.agent.protocol import EventSink
+from sneakycode.agent.roles import BoundModel
 from sneakycode.agent.subagent_definitions import load_definitions
 from sneakycode.agent.subagents import TASK_TOOL, Subagents
+from sneakycode.api.binding import ModelBinding, Models, builtin_tools, close_model, offered_if
 from sneakycode.api.options import BUDGET_NAMES, Options
-from sneakycode.api.roles import build_small, small_model_config
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
 from sneakycode.extensions.hooks import HookRunner
@@ -33,7 +33,8 @@ from sneakycode.session.checkpoints import Checkpoints, open_checkpoints
 from sneakycode.session.transcript import TRANSCRIPT, SavedSession, Transcript, find_session, load_transcript
 from sneakycode.tools.base import Tool
 from sneakycode.tools.context import ToolContext, open_tool_context
-from sneakycode.tools.registry import conditional_tools, offered_tools
+
+__all__ = ["AgentSession", "Parts", "assemble", "builtin_tools", "close_model", "offered_if", "open_agent_session"]
 
 LOCAL_WINDOW_GUESS = 8_192
 
@@ -53,6 +54,8 @@ class Parts:
     mcp: McpServers
     skills: Tool | None
     small_config: ModelConfig | None = None
+    models: Models | None = None
+    """What every later binding derives from (set_model, subagents' and commands' models)."""
 
     def close(self, reason: str) -> None:
         """The SessionEnd hooks, then every MCP server stopped (no process outlives the session), then the
@@ -71,13 +74,6 @@ class Parts:
                     self.transcript.close()
 
 
-def close_model(model: ChatModel) -> None:
-    """Close a model's HTTP connections, when it holds any."""
-    close = getattr(model, "close", None)
-    if callable(close):
-        close()
-
-
 @dataclass
 class AgentSession:
     """A tool context over a new or resumed session, its transcript, what a resumed one held, and its
@@ -93,15 +89,21 @@ def open_agent_session(
     loaded: LoadedSettings, *, continue_latest: bool = False, resume_id: str | None = None
 ) -> AgentSession:
     """Open the session to work in; a resumed one brings back its messages and task list (not its reads)."""
-    found = find_session(loaded, continue_latest=continue_latest, resume_id=resume_id)
-    saved = load_transcript(found.dir / TRANSCRIPT) if found is not None else None
-    ctx = open_tool_context(loaded, kind="agent", session=found)
-    if saved is not None:
-        ctx.tasks = list(saved.tasks)
-    settings = loaded.settings
-    checkpoints = open_checkpoints(ctx.session_dir, loaded.workspace, enabled=settings.checkpoints.enabled,
-                                   max_file_size=settings.max_file_size_bytes)
-    return AgentSession(ctx, Transcript(ctx.session_dir), saved, checkpoints)
+    with ExitStack() as undo:
+        found = find_session(loaded, continue_latest=continue_latest, resume_id=resume_id)
+        saved = load_transcript(found.dir / TRANSCRIPT) if found is not None else None
+        ctx = open_tool_context(loaded, kind="agent", session=found)
+        undo.callback(ctx.close)
+        if found is None:  # a new folder that nothing was written to yet: a failed start leaves none behind
+            undo.callback(shutil.rmtree, ctx.session_dir, ignore_errors=True)
+        if saved is not None:
+            ctx.tasks = list(saved.tasks)
+        settings = loaded.settings
+        checkpoints = open_checkpoints(ctx.session_dir, loaded.workspace, enabled=settings.checkpoints.enabled,
+                                       max_file_size=settings.max_file_size_bytes)
+        opened = AgentSession(ctx, Transcript(ctx.session_dir), saved, checkpoints)
+        undo.pop_all()
+    return opened
 
 
 def model_config(loaded: LoadedSettings, options: Options) -> ModelConfig:
@@ -116,25 +118,6 @@ def budgets_for(options: Options, loaded: LoadedSettings) -> Budgets:
     return Budgets(*(getattr(source, name, None) for name in BUDGET_NAMES))
 
 
-def builtin_tools(loaded: LoadedSettings, model: str) -> tuple[Tool, ...]:
-    """The built-in tools for this model: `tools.enabled`, with the edit tool its family is trained on."""
-    chosen = loaded.settings.tools
-    # The task tool is the session's own (not a registry tool): offered unless tools.enabled leaves it out.
-    enabled = None if chosen.enabled is None else [name for name in chosen.enabled if name != TASK_TOOL]
-    tools = offered_tools(enabled, edit_format_for(model, chosen.edit_format), loaded.settings)
-    extra = tuple(t for t in conditional_tools() if (enabled is None or t.name in enabled) and offered_if(t, loaded))
-    ending = tuple(t for t in tools if t.ends_run)  # stays last, where the model is used to it
-    return (*(t for t in tools if not t.ends_run), *extra, *ending)
-
-
-def offered_if(found: Tool, loaded: LoadedSettings) -> bool:
-    """Whether a conditional tool can work in this session: `code` needs a language server for a language of
-    the workspace (found without starting one)."""
-    from sneakycode.tools.lsp.servers import available_servers
-
-    return found.name == "code" and bool(available_servers(loaded))
-
-
 def session_tools(parts_builtin: tuple[Tool, ...], loaded: LoadedSettings, subagents: Subagents,
                   skills: Tool | None, custom: tuple[Tool, ...]) -> tuple[Tool, ...]:
     """What the model is offered besides MCP servers' tools: built-ins, the task tool, the skill tool, the
@@ -145,11 +128,15 @@ def session_tools(parts_builtin: tuple[Tool, ...], loaded: LoadedSettings, subag
         tools = (*tools, subagents.tool)
     if skills is not None:
         tools = (*tools, skills)
-    taken = {t.name for t in tools}
+    check_custom_names({t.name for t in tools}, custom)
+    return (*tools, *custom)
+
+
+def check_custom_names(taken: Collection[str], custom: tuple[Tool, ...]) -> None:
+    """A program's tool may not take the name of one the session offers itself."""
     clash = [t.name for t in custom if t.name in taken]
     if clash:
         raise ConfigError(f"a tool of the program is named like a built-in one: {', '.join(clash)}; rename it")
-    return (*tools, *custom)
 
 
 def assemble(
@@ -159,64 +146,74 @@ def assemble(
     approver_for: Callable[[ToolContext], Approver | None],
     unattended: Unattended,
 ) -> Parts:
-    """The model, the session and the Agent; a ConfigError says why a run cannot start. The session's MCP
-    servers are started (together, each within its startup_timeout) and their tools offered; what failed or
-    was held back for want of trust is emitted as notices."""
+    """The model, the session and the Agent; a ConfigError says why a run cannot start. All or nothing: what
+    can be checked is checked before anything is opened, and a failure after that closes what was opened and
+    leaves no session folder behind. The session's MCP servers are started (together, each within its
+    startup_timeout) and their tools offered; what failed or was held back for want of trust is emitted as
+    notices."""
     debug_log = options.debug_log
-    config = model_config(loaded, options)
-    price = price_for(loaded.settings, config.provider, config.model)
-    budgets = budgets_for(options, loaded)
-    small_config = small_model_config(loaded, config)
-    spending = Spending(price)
-    for role in (config, small_config):
-        if role is not None and budgets.max_cost is not None and price_for(loaded.settings, role.provider,
-                                                                           role.model) is None:
-            raise ConfigError(
-                f"--max-cost (budgets.max_cost) needs the price of {role.model}, which is not in the built-in table: "
-                f'add [pricing."{role.model}"] with input = and output = (USD per million tokens) to the config'
-            )
-    builtin = builtin_tools(loaded, config.model)
-    hooks = load_hooks(loaded, trust_project=options.trust_project)
-    for notice in hooks.notices:
-        sink.emit({"type": "notice", "message": notice})
-    opened = open_agent_session(loaded, continue_latest=options.continue_session, resume_id=options.resume)
-    ctx, transcript, saved, checkpoints = opened.ctx, opened.transcript, opened.saved, opened.checkpoints
+    models = Models(loaded, model_config(loaded, options), budgets_for(options, loaded), debug_log)
     settings = loaded.settings
-    extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled, user=not loaded.isolated)
-    for notice in extensions.notices():
-        sink.emit({"type": "notice", "message": notice})
-    definitions, problems = load_definitions(ctx.workspace, user=not loaded.isolated, trusted=loaded.trusted)
-    for problem in problems:
-        sink.emit({"type": "notice", "message": f"subagent definition {problem}"})
+    with ExitStack() as undo:
+        main = ModelBinding.for_model(None, "main", models)
+        undo.callback(main.close)
+        small = None if settings.models.small is None else ModelBinding.for_model(None, "small", models)
+        if small is not None:
+            undo.callback(small.close)
+        # The program's tools, checked against every name the session offers itself, before any folder exists.
+        enabled = settings.tools.enabled
+        task = {TASK_TOOL} if enabled is None or TASK_TOOL in enabled else set()
+        check_custom_names({t.name for t in main.tools} | task, tuple(options.tools))
+        spending = Spending()
+        for binding in (main, small):
+            if binding is not None:
+                binding.charge_to(spending)
+        hooks = load_hooks(loaded, trust_project=options.trust_project)
+        for notice in hooks.notices:
+            sink.emit({"type": "notice", "message": notice})
+        opened = open_agent_session(loaded, continue_latest=options.continue_session, resume_id=options.resume)
+        ctx, transcript, saved, checkpoints = opened.ctx, opened.transcript, opened.saved, opened.checkpoints
+        if saved is None:  # registered first, so it runs last: after everything in the folder is closed
+            undo.callback(shutil.rmtree, ctx.session_dir, ignore_errors=True)
+        undo.callback(ctx.close)
+        undo.callback(transcript.close)
+        extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled, user=not loaded.isolated)
+        for notice in extensions.notices():
+            sink.emit({"type": "notice", "message": notice})
+        definitions, problems = load_definitions(ctx.workspace, user=not loaded.isolated, trusted=loaded.trusted)
+        for problem in problems:
+            sink.emit({"type": "notice", "message": f"subagent definition {problem}"})
 
-    def model_for(name: str) -> ChatModel:
-        spending.prices.setdefault(name, price_for(settings, config.provider, name))
-        return build_chat_model(replace(config, model=name), debug_log=debug_log, tool_calls=settings.tool_calls)
+        def model_for(name: str) -> BoundModel:
+            binding = ModelBinding.for_model(name, "subagent", models)
+            binding.charge_to(spending)
+            return binding.bound()
 
-    subagents = Subagents(definitions, builtin, model_for)
-    skills = skill_tool(extensions.skills) if extensions.skills.skills else None  # only when there is one
-    tools = session_tools(builtin, loaded, subagents, skills, tuple(options.tools))
-    if debug_log is not None:
-        debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
-        if small_config is not None:
-            debug_log(f"small model: {small_config.model} at {small_config.base_url}, context window "
-                      f"{small_config.context_window} tokens, from {small_config.context_window_source}")
-        debug_log(f"tools offered: {', '.join(t.name for t in tools)}; {len(hooks)} hook(s)")
-    ctx.supports_images = config.supports_images
-    servers = McpServers(loaded, ctx.session_dir / "mcp")
-    try:
+        subagents = Subagents(definitions, main.tools, model_for)
+        skills = skill_tool(extensions.skills) if extensions.skills.skills else None  # only when there is one
+        tools = session_tools(main.tools, loaded, subagents, skills, tuple(options.tools))
+        if debug_log is not None:
+            config = main.config
+            debug_log(f"model: context window {config.context_window} tokens, from {config.context_window_source}")
+            if small is not None:
+                debug_log(f"small model: {small.name} at {small.config.base_url}, context window "
+                          f"{small.window} tokens, from {small.config.context_window_source}")
+            debug_log(f"tools offered: {', '.join(t.name for t in tools)}; {len(hooks)} hook(s)")
+        ctx.supports_images = main.supports_images
+        servers = McpServers(loaded, ctx.session_dir / "mcp")
+        undo.callback(servers.close)
         servers.start()
         extra = servers.tools()
         if debug_log is not None and extra:
             debug_log(f"MCP tools offered: {', '.join(t.name for t in extra)}")
         agent = Agent(
-            build_chat_model(config, debug_log=debug_log, tool_calls=settings.tool_calls),
+            main.client,
             ctx,
             sink,
             approver=approver_for(ctx),
             mode=options.mode,
-            context_window=config.context_window,
-            reserve=output_cap(config),
+            context_window=main.window,
+            reserve=main.reserve,
             transcript=transcript,
             history=saved.messages if saved else None,
             tools=tools + extra,
@@ -224,24 +221,21 @@ def assemble(
             checkpoints=checkpoints,
             session_turns=saved.turns if saved else 0,
             hooks=HookRunner.for_session(hooks, ctx) if len(hooks) else None,
-            budgets=budgets,
+            budgets=models.budgets,
             spending=spending,
-            small=None if small_config is None else build_small(small_config, loaded, spending, debug_log),
+            small=None if small is None else small.bound(),
             unattended=unattended,
             system_prompt=options.system_prompt,
+            main=True,
         )
-    except BaseException:
-        servers.close()
-        transcript.close()
-        ctx.close()
-        raise
-    servers.attach(agent)
-    subagents.attach(agent)
+        servers.attach(agent)
+        subagents.attach(agent)
+        undo.pop_all()
     extensions = replace(extensions, prompts=tuple(servers.prompts))  # /mcp__SERVER__PROMPT
     for notice in servers.notices:
         sink.emit({"type": "notice", "message": notice})
-    return Parts(config, ctx, transcript, saved, checkpoints, agent, extensions, subagents, servers, skills,
-                 small_config)
+    return Parts(main.config, ctx, transcript, saved, checkpoints, agent, extensions, subagents, servers, skills,
+                 None if small is None else small.config, models)
 
 
 def with_server_window(config: ModelConfig) -> ModelConfig:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sneakycode.extensions.grants import granted
@@ -31,24 +30,23 @@ def expand(session: Session, line: str) -> Invocation | None:
 
 @contextmanager
 def in_effect(session: Session, invocation: Invocation) -> Iterator[None]:
-    """The invocation's grants and model, for the block; both are undone however the block ends."""
-    from sneakycode.api.assembly import close_model
+    """The invocation's grants and model, for the block; both are undone however the block ends. Its model is
+    bound like any other (api/binding.py): priced, and refused without a price under a cost budget."""
+    from sneakycode.api.binding import ModelBinding, close_model
 
     agent = session.agent
-    before = agent.model
+    before = None
     if invocation.model and invocation.model != session.model:
-        from sneakycode.agent.model.client import build_chat_model
-
-        settings = session.loaded.settings
-        agent.model = build_chat_model(replace(session.parts.config, model=invocation.model),
-                                       tool_calls=settings.tool_calls)
+        assert session.parts.models is not None
+        binding = ModelBinding.for_model(invocation.model, "command", session.parts.models)
+        binding.charge_to(agent.spending)
+        before = agent.use_model(binding.bound(), fit=False)
     try:
         with granted(agent.ctx, invocation.grants, invocation.origin):
             yield
     finally:
-        if agent.model is not before:
-            close_model(agent.model)
-        agent.model = before
+        if before is not None:
+            close_model(agent.use_model(before, fit=False).model)
 
 
 def with_resources(session: Session, text: str) -> tuple[str, list[ImagePart]]:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sneakycode.api.options import CanUseTool
-from sneakycode.permissions.gate import Declined
+from sneakycode.permissions.gate import Declined, PendingCall
 
 
 class PolicyApprover:
@@ -16,9 +14,9 @@ class PolicyApprover:
     def __init__(self, policy: CanUseTool) -> None:
         self.policy = policy
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined:
         try:
-            answer = self.policy(tool_name, dict(arguments))
+            answer = self.policy(call.name, dict(call.arguments))
         except Exception as exc:  # the program's code: any failure is a refusal, never an approval
             return Declined(f"the program's permission policy failed ({type(exc).__name__}: {exc}), so the call "
                             "was refused")

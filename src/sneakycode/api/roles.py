@@ -11,12 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from urllib.parse import urlparse
 
-from sneakycode.agent.budgets import Spending
-from sneakycode.agent.model.client import DebugLog, build_chat_model
 from sneakycode.agent.model.families import supports_images_for
-from sneakycode.agent.model.pricing import price_for
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, PLACEHOLDER_KEY, PRESETS, ModelConfig, output_cap
-from sneakycode.agent.roles import SmallModel
+from sneakycode.agent.model.providers import LOOPBACK_HOSTS, PLACEHOLDER_KEY, PRESETS, ModelConfig
 from sneakycode.config import LoadedSettings
 from sneakycode.config.settings import SmallModelSettings
 from sneakycode.errors import ConfigError
@@ -61,11 +57,3 @@ def small_model_config(loaded: LoadedSettings, main: ModelConfig, name: str | No
     if main.context_window_source.startswith("configured") and not (table and table.base_url):
         return config  # the main model's configured window, on the same server
     return with_server_window(config)
-
-
-def build_small(config: ModelConfig, loaded: LoadedSettings, spending: Spending,
-                debug_log: DebugLog | None = None) -> SmallModel:
-    """The small model's client, with its price registered in the session's spending."""
-    client = build_chat_model(config, debug_log=debug_log, tool_calls=loaded.settings.tool_calls)
-    spending.prices[config.model] = price_for(loaded.settings, config.provider, config.model)
-    return SmallModel(client, config.model, config.context_window, output_cap(config))

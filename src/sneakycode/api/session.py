@@ -1,6 +1,7 @@
 """`Session`: the composition root. It turns Options into a running SneakyCode session (settings, model,
 tools, hooks, MCP servers, skills, subagents, budgets, checkpoints, transcript) and runs requests in it:
-`run` and `stream` (blocking), `arun` and `astream` (asyncio), `switch_model`, `cancel` from any thread.
+`run` and `stream` (blocking), `arun` and `astream` (asyncio), `cancel` from any thread, one request at a time;
+between requests the verbs of api/verbs.py (set_mode, clear, compact, rewind, set_model).
 
 Every face builds its run here: the terminal, `-p`, batch workers (through `-p`), the editor protocol, and
 programs that embed SneakyCode. The assembly itself is imported on first use, so `import sneakycode` stays
@@ -14,7 +15,7 @@ import queue
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from sneakycode.api.options import Options
 from sneakycode.api.result import Result
 from sneakycode.api.settings import load_options, untrusted_notice
 from sneakycode.api.telemetry import observed_run, start_telemetry
+from sneakycode.api.verbs import SessionVerbs
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -86,7 +88,36 @@ class _Fanout:
             stream(event)
 
 
-class Session:
+class _Abandoned(Exception):
+    """A streamed request whose consumer left before it could start."""
+
+
+class _StreamedRequest:
+    """One stream's request: its event callback, its worker, and whether it began or was withdrawn first (under
+    one lock, so a consumer that leaves either withdraws it or cancels it, never another request)."""
+
+    def __init__(self, forward: Callable[[Event], None]) -> None:
+        self.forward = forward
+        self.worker = threading.Thread()
+        self._state = "waiting"
+        self._lock = threading.Lock()
+
+    def begin(self) -> bool:
+        with self._lock:
+            if self._state == "left":
+                return False
+            self._state = "running"
+            return True
+
+    def leave(self) -> bool:
+        """Withdraw it; True when it had begun already (then it is the running request, to cancel)."""
+        with self._lock:
+            began = self._state == "running"
+            self._state = "left"
+            return began
+
+
+class Session(SessionVerbs):
     """One SneakyCode session over a workspace; use it as a context manager (or call `close`), so its jobs,
     MCP servers and connections end with it.
 
@@ -102,6 +133,7 @@ class Session:
         approver_for: Callable[[ToolContext], Approver | None] | None = None,
         unattended: Unattended | None = None,
     ) -> None:
+        from sneakycode.api.approvals import Approvals, remembering
         from sneakycode.api.assembly import assemble
         from sneakycode.api.policy import PolicyApprover
         from sneakycode.api.structured import load_output_schema
@@ -114,7 +146,9 @@ class Session:
         self.output_schema: OutputSchema | None = None if schema is None else load_output_schema(schema)
         self._temporary = (tempfile.TemporaryDirectory(prefix="sneakycode-state-")
                            if options.isolated and options.state_dir is None else None)
-        try:
+        # All or nothing: a failure anywhere below ends what was started (the assembly undoes its own part).
+        with ExitStack() as undo:
+            undo.callback(self._cleanup_temporary)
             self.loaded: LoadedSettings = load_options(
                 options, state_dir=None if self._temporary is None else Path(self._temporary.name))
             sinks = [s for s in (sink.emit if sink is not None else None, options.on_event) if s is not None]
@@ -124,21 +158,30 @@ class Session:
             if approver_for is None:
                 policy = options.can_use_tool
                 approver_for = lambda _ctx: PolicyApprover(policy) if policy is not None else None  # noqa: E731
+            # "always" and "never" are the session's, whichever face asked (api/approvals.py).
+            self.approvals: Approvals = Approvals()
+            approver_for = remembering(approver_for, self.approvals)
             told = options if self.output_schema is None else replace(options, system_prompt="\n\n".join(
                 filter(None, (options.system_prompt, self.output_schema.instructions()))))
             self.parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())
-        except BaseException:
-            self._cleanup_temporary()
-            raise
-        # After the assembly: spans carry the session's id, and costs come from its spending.
-        self._telemetry: Recorder | None = start_telemetry(self, self._notice)
-        if self._telemetry is not None:
-            self._sink.sinks.append(self._telemetry.emit)
-        self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
+            undo.callback(self._close_parts)
+            # After the assembly: spans carry the session's id, and costs come from its spending.
+            self._telemetry: Recorder | None = start_telemetry(self, self._notice)
+            if self._telemetry is not None:
+                undo.callback(self._telemetry.close)
+                self._sink.sinks.append(self._telemetry.emit)
+            self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
+            undo.pop_all()
         self._started = False
         self._titled = False
         self._closed = False
         self._running = threading.Lock()
+
+    def _close_parts(self) -> None:
+        try:
+            self.ctx.close()
+        finally:
+            self.parts.close("other")
 
     # ---- what a face may look at -------------------------------------------------------------------
 
@@ -181,42 +224,54 @@ class Session:
 
     def run(self, prompt: str, images: list[ImagePart] | None = None) -> Result:
         """Work on one request to its end, in this conversation. `/NAME ARGS` runs a custom command or skill;
-        `@SERVER:URI` attaches an MCP resource. A ConfigError says why the request cannot be sent."""
+        `@SERVER:URI` attaches an MCP resource. A ConfigError says why the request cannot be sent. One request
+        at a time: a second one (from another thread, a second stream) waits until the first has ended."""
+        return self._run(prompt, images, None)
+
+    def _run(self, prompt: str, images: list[ImagePart] | None, turn: _StreamedRequest | None) -> Result:
         from sneakycode.api.invocations import expand, in_effect, with_resources
 
         if self._closed:
             raise RuntimeError("this session is closed")
-        with self._running, observed_run(self._telemetry, prompt) as observed:
-            self.start()
-            invocation = expand(self, prompt)
-            request = invocation.prompt if invocation is not None else prompt
-            request, more = with_resources(self, request)
-            self.agent.hooks.answer_check = self._answer_check()
+        with self._running:
+            if turn is not None:
+                if not turn.begin():  # its consumer left while it waited: it never runs
+                    raise _Abandoned
+                self._sink.stream = turn.forward  # set only now: a waiting stream never sees another's events
             try:
-                with in_effect(self, invocation) if invocation is not None else nullcontext():
-                    outcome = self.agent.run_turn(request, [*(images or []), *more])
+                with observed_run(self._telemetry, prompt) as observed:
+                    self.start()
+                    invocation = expand(self, prompt)
+                    request = invocation.prompt if invocation is not None else prompt
+                    request, more = with_resources(self, request)
+                    self.agent.hooks.answer_check = self._answer_check()
+                    try:
+                        with in_effect(self, invocation) if invocation is not None else nullcontext():
+                            outcome = self.agent.run_turn(request, [*(images or []), *more])
+                    finally:
+                        self.agent.hooks.answer_check = None
+                    if not self._titled:
+                        self._titled = True
+                        if not self.resumed:
+                            write_title(self.agent, request)
+                    return observed(self.result(outcome))
             finally:
-                self.agent.hooks.answer_check = None
-            if not self._titled:
-                self._titled = True
-                if not self.resumed:
-                    write_title(self.agent, request)
-            return observed(self.result(outcome))
+                self._sink.stream = None
 
     def stream(self, prompt: str, images: list[ImagePart] | None = None) -> Iterator[dict[str, Any]]:
         """`run`, as the events it makes (the stream-json schema), ending with a `final` event that holds the
-        Result's fields. Leaving the loop early cancels the request."""
+        Result's fields. Leaving the loop early cancels the request (or, while it waits for another request of
+        the session to end, withdraws it)."""
         events: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        worker = self._in_thread(prompt, images, events.put)
+        turn = self._in_thread(prompt, images, events.put)
         try:
             while (item := events.get()) is not _DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
         finally:
-            if worker.is_alive():
-                self.cancel()
-            worker.join()
+            self._leave(turn)
+            turn.worker.join()
 
     async def arun(self, prompt: str, images: list[ImagePart] | None = None) -> Result:
         """`run` without blocking the event loop; cancelling the awaiting task cancels the request."""
@@ -230,36 +285,42 @@ class Session:
         """`stream` for asyncio; cancelling the consuming task (or leaving early) cancels the request."""
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[Any] = asyncio.Queue()
-        worker = self._in_thread(prompt, images, lambda item: loop.call_soon_threadsafe(events.put_nowait, item))
+        turn = self._in_thread(prompt, images, lambda item: loop.call_soon_threadsafe(events.put_nowait, item))
         try:
             while (item := await events.get()) is not _DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
         finally:
-            if worker.is_alive():
-                self.cancel()
-            await asyncio.to_thread(worker.join)
+            self._leave(turn)
+            await asyncio.to_thread(turn.worker.join)
 
-    def _in_thread(self, prompt: str, images: list[ImagePart] | None, put: Callable[[Any], object]) -> threading.Thread:
+    def _leave(self, turn: _StreamedRequest) -> None:
+        """The consumer is gone: a request still waiting is withdrawn; a running one (this one) is cancelled."""
+        if turn.worker.is_alive() and turn.leave():
+            self.cancel()
+
+    def _in_thread(self, prompt: str, images: list[ImagePart] | None,
+                   put: Callable[[Any], object]) -> _StreamedRequest:
         def forward(event: Event) -> None:
             put(dict(event))
 
+        turn = _StreamedRequest(forward)
+
         def work() -> None:
-            self._sink.stream = forward
             try:
-                result = self.run(prompt, images)
-                self._sink.stream = None
+                result = self._run(prompt, images, turn)
                 put({"type": "final", **result.to_dict()})
+            except _Abandoned:
+                pass
             except BaseException as exc:  # handed to the consumer, who raises it in its own thread
                 put(exc)
             finally:
-                self._sink.stream = None
                 put(_DONE)
 
-        worker = threading.Thread(target=work, name="sneakycode-session", daemon=True)
-        worker.start()
-        return worker
+        turn.worker = threading.Thread(target=work, name="sneakycode-session", daemon=True)
+        turn.worker.start()
+        return turn
 
     def cancel(self) -> None:
         """Stop the running request as Esc does (from any thread): the turn closes, the transcript stays valid."""
@@ -308,67 +369,8 @@ class Session:
         return result
 
     def job_summaries(self) -> list[dict[str, Any]]:
-        """Every background command of the session (subagents' included), as the JSON result lists them."""
-        jobs = self.ctx.session.jobs
-        return [job.summary() for job in jobs.table().jobs.values()] if jobs.started else []
-
-    # ---- changing the session ------------------------------------------------------------------------
-
-    @property
-    def small_config(self) -> ModelConfig | None:
-        """The small model's endpoint, model and window (None: the main model runs the chores too)."""
-        return self.parts.small_config
-
-    def switch_model(self, name: str, role: str = "main") -> None:
-        """Go on with model `name` on the same server and conversation: a new client (the old one closed),
-        and everything that depends on the model derived again: its window and reply cap, its price, whether
-        it takes images, the edit tool its family is trained on (with the system prompt that names it).
-        `role="small"` switches the small model instead (on its own server when `[models.small]` names one),
-        which runs compaction summaries and the explore subagent from then on."""
-        if role == "small":
-            self._switch_small(name)
-            return
-        if role != "main":
-            raise ValueError(f"role must be 'main' or 'small', not {role!r}")
-        from sneakycode.agent.model.client import build_chat_model
-        from sneakycode.agent.model.families import supports_images_for
-        from sneakycode.agent.model.pricing import price_for
-        from sneakycode.agent.model.providers import output_cap
-        from sneakycode.api.assembly import builtin_tools, close_model, session_tools, with_server_window
-
-        parts, settings = self.parts, self.loaded.settings
-        config = with_server_window(replace(
-            parts.config, model=name, model_source="a model switch",
-            supports_images=supports_images_for(name, settings.supports_images),
-        ))
-        agent = self.agent
-        old = agent.model
-        agent.model = build_chat_model(config, debug_log=self.options.debug_log, tool_calls=settings.tool_calls)
-        close_model(old)
-        agent.context.window = config.context_window
-        agent.context.reserve = output_cap(config)
-        self.ctx.output_budget = agent.context.output_budget(agent.fixed_tokens())
-        self.ctx.supports_images = config.supports_images
-        agent.spending.price = price_for(settings, config.provider, config.model)
-        builtin = builtin_tools(self.loaded, config.model)
-        parts.subagents.available = builtin
-        tools = session_tools(builtin, self.loaded, parts.subagents, parts.skills, tuple(self.options.tools))
-        agent.set_tools((*tools, *parts.mcp.tools()), reason=f"model switched to {name}")
-        parts.config = config
-
-    def _switch_small(self, name: str) -> None:
-        from sneakycode.api.assembly import close_model
-        from sneakycode.api.roles import build_small, small_model_config
-
-        config = small_model_config(self.loaded, self.parts.config, name)
-        if config is None:  # (never: a name is given)
-            return
-        agent = self.agent
-        old = agent.small
-        agent.small = build_small(config, self.loaded, agent.spending, self.options.debug_log)
-        if old is not None:
-            close_model(old.model)
-        self.parts.small_config = config
+        """Every background command of the session (subagents' included): `jobs()` by its older name."""
+        return self.jobs()
 
     # ---- the end -------------------------------------------------------------------------------------
 

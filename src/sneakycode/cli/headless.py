@@ -19,7 +19,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sneakycode.api.options import Options
 from sneakycode.cli.exit_codes import EXIT_BY_MODEL_ERROR, ExitCode
@@ -28,7 +28,7 @@ from sneakycode.cli.startup import cancel_on_sigint, debug_printer, options_from
 from sneakycode.cli.stream_input import StdinUnusable, check_text, read_task, user_messages
 from sneakycode.cli.text import loggable
 from sneakycode.errors import ConfigError, ModelError, SneakyError, ToolError
-from sneakycode.permissions.gate import Unattended
+from sneakycode.permissions.gate import PendingCall, Unattended
 
 if TYPE_CHECKING:
     from sneakycode.api.result import Result
@@ -50,7 +50,7 @@ UNATTENDED = Unattended("headless mode without --yes", "rerun with --yes (approv
 class ApproveAll:
     """--yes: every `ask` is approved (deny rules and plan mode still deny before anyone is asked)."""
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool:
+    def approve(self, call: PendingCall, reason: str) -> bool:
         return True
 
 

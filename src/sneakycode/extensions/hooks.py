@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.extensions.hooks_config import ConfiguredHook, HookEvent, HookSet
-from sneakycode.permissions.gate import Approver, Declined
+from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.supervise import ProcessResult, run_process
 from sneakycode.session.transcript import TRANSCRIPT
@@ -209,10 +209,10 @@ class NotifyingApprover:
         self.hooks = hooks
         self.report = report
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
-        message = f"SneakyCode needs your permission to use {tool_name}"
-        self.report(self.hooks.run("Notification", {"message": message, "tool_name": tool_name}))
-        return self.inner.approve(tool_name, arguments, reason)
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined | Remembered:
+        message = f"SneakyCode needs your permission to use {call.name}"
+        self.report(self.hooks.run("Notification", {"message": message, "tool_name": call.name}))
+        return self.inner.approve(call, reason)
 
 
 def _matches(matcher: str, subject: str) -> bool:

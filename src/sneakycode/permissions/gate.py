@@ -48,10 +48,33 @@ class Unattended:
 NOBODY = Unattended()  # a program's session: no flag to name
 
 
+@dataclass(frozen=True)
+class Remembered:
+    """An answer for the rest of the session ("always" / "never"): true or false like a plain yes or no, and the
+    session remembers it for every later call with the same key (api/approvals.py)."""
+
+    allowed: bool
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+
+@dataclass(frozen=True)
+class PendingCall:
+    """The call an Approver is asked about: the id the model gave it (what a face shows it by, so a question
+    names exactly one call even when a reply holds several alike), its tool and its validated arguments.
+    `agent`: the subagent that made it ("explore-1"; "" for the main agent), whose calls are numbered apart."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    agent: str = ""
+
+
 class Approver(Protocol):
     """Asked only when the permission decision is `ask`; True approves the call, False or Declined refuses it."""
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined: ...
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined | Remembered: ...
 
 
 @dataclass
@@ -65,6 +88,7 @@ class PreparedCall:
     decision: PermissionDecision | None = None
     failure: ToolResult | None = None
     decided_as: tuple[Tool, dict[str, Any]] | None = None  # the call it was decided as (see Tool.decided_as)
+    id: str = ""  # the model's id for the call ("" for a direct call)
 
     @property
     def read_only(self) -> bool:
@@ -167,8 +191,8 @@ class Gate:
             # from the tool's own checks, as a call that cannot run (the terminal shows it as a failed call).
             call.failure = failure
             return None
-        answer = self.approver.approve(call.name, call.arguments, decision.reason)
-        if answer is True:
+        answer = self.approver.approve(PendingCall(call.id, call.name, call.arguments), decision.reason)
+        if answer is True or (isinstance(answer, Remembered) and answer.allowed):
             return Verdict(decision, "approved")
         if isinstance(answer, Declined) and answer.instead.strip():
             said = answer.instead.strip()

@@ -21,8 +21,7 @@ from sneakycode.cli.ui.previews import edit_preview, render_rows
 from sneakycode.cli.ui.rules_saving import Saved, allow_for_session, always_rules, save_to_project, save_to_user
 from sneakycode.config import PROJECT_CONFIG, user_config_path
 from sneakycode.errors import ConfigError
-from sneakycode.permissions.always import session_key
-from sneakycode.permissions.gate import Declined
+from sneakycode.permissions.gate import Declined, PendingCall, Remembered
 from sneakycode.tools.base import Preview, ToolContext
 from sneakycode.tools.registry import get_tool
 
@@ -61,12 +60,11 @@ class TerminalApprover:
         self.read_line = read_line
         self.pause = pause
         self.user_config = user_config
-        self.always: set[str] = set()
 
-    def approve(self, tool_name: str, arguments: dict[str, Any], reason: str) -> bool | Declined:
-        key = session_key(tool_name, arguments)
-        if key in self.always:
-            return True
+    def approve(self, call: PendingCall, reason: str) -> bool | Declined | Remembered:
+        """Asked only about calls the session has no remembered answer for (api/approvals.py); "always" is
+        answered as Remembered, so the session keeps it."""
+        tool_name, arguments = call.name, call.arguments
         if self.pause is not None:
             self.pause()
         self._show(tool_name, arguments, reason)
@@ -81,8 +79,8 @@ class TerminalApprover:
                 return False
             if answer == "t":
                 return self._instead()
-            if answer == "a" and self._always(tool_name, arguments, key):
-                return True
+            if answer == "a" and self._always(tool_name, arguments):
+                return Remembered(True)
 
     def _show(self, tool_name: str, arguments: dict[str, Any], reason: str) -> None:
         found = get_tool(tool_name)
@@ -112,10 +110,9 @@ class TerminalApprover:
             said = ""
         return Declined(said.strip())
 
-    def _always(self, tool_name: str, arguments: dict[str, Any], key: str) -> bool:
+    def _always(self, tool_name: str, arguments: dict[str, Any]) -> bool:
         """Show the rule "always" stands for and where it can live; False when the user backs out."""
         if self.ctx is None:
-            self.always.add(key)
             return True
         loaded = self.ctx.loaded
         rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
@@ -132,7 +129,6 @@ class TerminalApprover:
             if where in ("s", "p", "u"):
                 break
         allow_for_session(loaded, rules)
-        self.always.add(key)
         if where == "s":
             self.console.print(f"[dim]allowed for this session: {markup_safe(listed)}[/]")
             return True

@@ -145,8 +145,11 @@ def _agents(sc: SlashContext, _arg: str) -> bool:
 
 
 def _clear(sc: SlashContext, _arg: str) -> bool:
-    sc.agent.clear()
-    sc.agent.start_session("clear")
+    if sc.run is not None:
+        sc.run.clear()  # the session's verb: the editor's /clear does the same
+    else:
+        sc.agent.clear()
+        sc.agent.start_session("clear")
     sc.console.print("Conversation cleared; files must be read again before they are edited.")
     return True
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sneakycode.cli.text import markup_safe
+from sneakycode.errors import ConfigError
 
 if TYPE_CHECKING:
     from sneakycode.api.session import Session
@@ -42,7 +43,11 @@ def model(sc: SlashContext, arg: str) -> bool:
             sc.console.print(f"small model: {markup_safe(small_line(run))}")
             sc.console.print("[dim]/model small NAME switches it for the rest of this session.[/]")
             return True
-        run.switch_model(rest.strip(), role="small")
+        try:
+            run.set_model(rest.strip(), role="small")
+        except ConfigError as exc:
+            sc.console.print(f"[red]Not switched: {markup_safe(str(exc))}[/]")
+            return True
         window = run.small_config.context_window if run.small_config is not None else 0
         sc.console.print(f"small model set to {markup_safe(rest.strip())} (context window {window:,} tokens)")
         return True
@@ -66,7 +71,11 @@ def model(sc: SlashContext, arg: str) -> bool:
         hint = f"; did you mean {', '.join(close[:5])}?" if close else "; /model lists them"
         sc.console.print(f"[red]{markup_safe(arg)} is not among the server's models{markup_safe(hint)}[/]")
         return True
-    run.switch_model(arg)
+    try:
+        run.set_model(arg)
+    except ConfigError as exc:  # e.g. a model without a price while --max-cost is set
+        sc.console.print(f"[red]Not switched: {markup_safe(str(exc))}[/]")
+        return True
     sc.model_line = model_line(run)
     sc.console.print(f"model set to {markup_safe(arg)} (context window {run.config.context_window:,} tokens)")
     return True

@@ -119,17 +119,14 @@ def resume(sc: SlashContext, arg: str) -> bool:
     if chosen is None:
         sc.console.print(f"[red]No session {markup_safe(arg)}: /resume lists them.[/]")
         return True
-    saved = load_transcript(chosen.dir / TRANSCRIPT)
-    agent = sc.agent
-    try:  # files count as unread: what that session read may have changed since
-        agent.rewound(saved.messages, agent.session_turns)
+    if sc.run is None:
+        return True
+    try:  # the session's verb; files count as unread: what that session read may have changed since
+        brought = sc.run.resume(chosen.id)
     except ConfigError as exc:
         sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
         return True
-    agent.ctx.tasks = list(saved.tasks)
-    if agent.transcript is not None:
-        agent.transcript.write("history", messages=agent.history, reason=f"resumed session {chosen.id}")
-    sc.console.print(f"Resumed the conversation of {chosen.id} ({len(agent.history) - 1} messages); files must "
+    sc.console.print(f"Resumed the conversation of {chosen.id} ({brought} messages); files must "
                      "be read again before they are edited.")
     return True
 
