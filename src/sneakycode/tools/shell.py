@@ -13,11 +13,12 @@ from __future__ import annotations
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from sneakycode.config import state_dir
+from sneakycode.config.network import effective_network
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.jobs import Job, JobLimitReached
@@ -26,6 +27,9 @@ from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
 from sneakycode.tools.activity import output_listener
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
+
+if TYPE_CHECKING:
+    from sneakycode.process.netproxy import Denial
 
 KILL_GRACE_SECONDS = 2.0
 # The spill file is capped too: a command printing at full speed until its timeout would fill the disk.
@@ -85,6 +89,7 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     env = command_environment(also_remove=key_env, keep=settings.env_keep, strip=settings.env_strip)
     if args.background:
         return start_job(args, ctx, argv, cwd, env, (sandbox, notes, guard))
+    mark = ctx.session.network.mark()
     try:
         run = run_captured(
             argv,
@@ -103,7 +108,7 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None
     finally:
         notes += guard.restore() if guard is not None else []
-    return command_result(run, timeout, sandbox, notes)
+    return refused_hosts(command_result(run, timeout, sandbox, notes), ctx.session.network.denials_since(mark))
 
 
 def start_job(
@@ -127,7 +132,9 @@ def start_job(
             guard.restore()
         running = ", ".join(f"{j.id} ({j.command[:40]})" for j in ctx.jobs.running())
         raise ToolError(
-            ErrorCode.JOB_LIMIT, f"the command was not started: {exc}", detail=f"Running jobs: {running}",
+            ErrorCode.JOB_LIMIT,
+            f"the command was not started: {exc}",
+            detail=f"Running jobs: {running}",
             hint="Kill a job you no longer need with the job tool (action kill), then start this one.",
         ) from None
     except OSError as exc:
@@ -141,8 +148,16 @@ def start_job(
     return job_report(job, ctx, FIRST_OUTPUT_BYTES, sandbox=sandbox, notes=notes)
 
 
-def job_report(job: Job, ctx: ToolContext, limit: int, *, since: int | None = None, sandbox: str | None = None,
-               notes: list[str] | None = None, **extra: object) -> ToolResult:
+def job_report(
+    job: Job,
+    ctx: ToolContext,
+    limit: int,
+    *,
+    since: int | None = None,
+    sandbox: str | None = None,
+    notes: list[str] | None = None,
+    **extra: object,
+) -> ToolResult:
     """A job's status and its new output (the latest `limit` bytes of it) as the model sees it."""
     piece = job.read(since)
     text = piece.text
@@ -185,7 +200,8 @@ def sandboxed(
     settings = ctx.settings.tools.shell
     if settings.sandbox == "off":
         return argv, "off", [], None
-    found = probe(ctx.workspace.root, network=settings.sandbox_network)
+    network = effective_network(settings)
+    found = probe(ctx.workspace.root, network=network.mode == "on")
     if found.available:
         try:  # bound into the sandbox, so a saved output stays readable even when it lies under /tmp
             spill_dir.mkdir(parents=True, exist_ok=True)
@@ -198,10 +214,11 @@ def sandboxed(
             bwrap=found.bwrap,
             workspace=ctx.workspace.root,
             cwd=cwd,
-            network=settings.sandbox_network,
+            network=network.mode == "on",
             readable=readable,
             hidden=[state_dir(ctx.settings), *map(Path, settings.sandbox_hide)],
             guard=guard,
+            proxy_socket=ctx.session.network.socket(network) if network.mode == "allowlist" else None,
         )
         return wrapped, "bwrap", [], guard
     if settings.sandbox == "bwrap":
@@ -252,6 +269,25 @@ def command_result(run: CapturedRun, timeout: int, sandbox: str, notes: list[str
         return ToolResult.fail(ErrorCode.NONZERO_EXIT, error, detail=detail, **data)
     # Each note on its own line: glued onto "exit code 0 in 0.1 s" it read as part of the exit line.
     return ToolResult(success=True, content=text, message="\n".join([f"exit code 0 in {took}", *notes]), data=data)
+
+
+def refused_hosts(result: ToolResult, denials: list[Denial]) -> ToolResult:
+    """`result` with the connections the sandbox's proxy refused while it ran: a failed command fails with
+    `network_denied` (the refusal is most likely why), a successful one keeps a note; both list them in data."""
+    if not denials:
+        return result
+    shown = list(dict.fromkeys(denial.line() for denial in denials))
+    listed = "; ".join(shown[:5]) + (f"; and {len(shown) - 5} more" if len(shown) > 5 else "")
+    note = f"[network_denied] the sandbox's network proxy refused: {listed}"
+    data = {**result.data, "network_denied": [
+        {"host": d.host, "port": d.port, "reason": d.reason, "setting": d.setting} for d in denials[:50]
+    ]}  # fmt: skip
+    if result.success:
+        return ToolResult(success=True, content=result.content, message=f"{result.message}\n{note}", data=data)
+    return ToolResult(
+        success=False, content=result.content, message=result.message, code=ErrorCode.NETWORK_DENIED,
+        error=f"{result.error}; {note}", data=data,
+    )  # fmt: skip
 
 
 def excerpt(capture: HeadTailCapture, where: str) -> str:
