@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sneakycode.config import load_settings
 from sneakycode.config.network import PRESETS, effective_network
-from tests.conftest import project_config
 from tests.config.test_trust import write_user_config
+from tests.conftest import project_config
 
 
 def test_the_mode_follows_network_then_the_old_alias_then_the_hosts(ws: Path) -> None:

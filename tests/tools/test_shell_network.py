@@ -39,7 +39,7 @@ def _wheel(folder: Path) -> Path:
     files = {
         "tinypkg/__init__.py": b"GREETING = 'hello from tinypkg'\n",
         "tinypkg-0.1.dist-info/METADATA": b"Metadata-Version: 2.1\nName: tinypkg\nVersion: 0.1\n",
-        "tinypkg-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        "tinypkg-0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: t\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     record = []
     for name, data in files.items():
@@ -100,7 +100,7 @@ def allowlist_ctx(ws: Path, ports: list[int]) -> ToolContext:
     return ctx
 
 
-def test_curl_reaches_the_allowed_host_and_gets_network_denied_for_any_other(ws: Path, sites: tuple[Site, Site]) -> None:
+def test_curl_reaches_the_allowed_host_and_gets_network_denied_for_another(ws: Path, sites: tuple[Site, Site]) -> None:
     allowed, denied = sites
     ctx = allowlist_ctx(ws, [allowed.port, denied.port])
     try:
@@ -122,7 +122,8 @@ def test_curl_reaches_the_allowed_host_and_gets_network_denied_for_any_other(ws:
 def test_python_urllib_reaches_only_the_allowed_host(ws: Path, sites: tuple[Site, Site]) -> None:
     allowed, denied = sites
     ctx = allowlist_ctx(ws, [allowed.port, denied.port])
-    fetch = f"{sys.executable} -c \"import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())\""
+    code = "import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())"
+    fetch = f'{sys.executable} -c "{code}"'
     try:
         reached = call(ctx, "run_command", command=f"{fetch} http://allowed.test:{allowed.port}/hello.txt")
         refused = call(ctx, "run_command", command=f"{fetch} http://denied.test:{denied.port}/hello.txt")
