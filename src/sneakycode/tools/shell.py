@@ -278,15 +278,17 @@ def refused_hosts(result: ToolResult, denials: list[Denial]) -> ToolResult:
         return result
     shown = list(dict.fromkeys(denial.line() for denial in denials))
     listed = "; ".join(shown[:5]) + (f"; and {len(shown) - 5} more" if len(shown) > 5 else "")
-    note = f"[network_denied] the sandbox's network proxy refused: {listed}"
+    refused = f"the sandbox's network proxy refused: {listed}"
     data = {**result.data, "network_denied": [
         {"host": d.host, "port": d.port, "reason": d.reason, "setting": d.setting} for d in denials[:50]
     ]}  # fmt: skip
     if result.success:
-        return ToolResult(success=True, content=result.content, message=f"{result.message}\n{note}", data=data)
+        message = f"{result.message}\n[network_denied] {refused}"
+        return ToolResult(success=True, content=result.content, message=message, data=data)
+    hint = "Do not work around it; if the command needs the host, ask the user to allow it (the setting above)."
     return ToolResult(
-        success=False, content=result.content, message=result.message, code=ErrorCode.NETWORK_DENIED,
-        error=f"{result.error}; {note}", data=data,
+        success=False, content=result.content, message=hint, code=ErrorCode.NETWORK_DENIED,
+        error=f"{result.error}; {refused}", data=data,
     )  # fmt: skip
 
 
