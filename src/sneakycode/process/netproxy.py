@@ -227,7 +227,7 @@ class NetworkProxy:
                     target.host,
                     port,
                     f"it resolves to {address}, a {kind} address",
-                    f'tools.shell.allowed_hosts = [..., "{address}"] (only if you mean it)',
+                    f'tools.shell.allowed_hosts = [..., "{address}"]',
                 )
         try:
             return await asyncio.wait_for(asyncio.open_connection(addresses[0], port, limit=CHUNK), CONNECT_SECONDS)
