@@ -146,7 +146,7 @@ class NetworkProxy:
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._tasks.add(task)  # type: ignore[arg-type]
+        self._tasks.add(task)
         self.active += 1
         try:
             if self.active > MAX_CONNECTIONS:
@@ -157,7 +157,7 @@ class NetworkProxy:
             pass
         finally:
             self.active -= 1
-            self._tasks.discard(task)  # type: ignore[arg-type]
+            self._tasks.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()

@@ -229,8 +229,9 @@ def sandboxed(
     if ctx.session_id in _told_no_sandbox:
         return argv, "unavailable", [], None
     _told_no_sandbox.add(ctx.session_id)
+    limited = " (so their network is not limited either)" if network.mode != "on" else ""
     note = (
-        f"Note: commands run without a sandbox because {found.reason}. Install bubblewrap to confine them "
+        f"Note: commands run without a sandbox because {found.reason}{limited}. Install bubblewrap to confine them "
         'to the workspace, or set tools.shell.sandbox = "off" to drop this note.'
     )
     return argv, "unavailable", [note], None
