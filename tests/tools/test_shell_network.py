@@ -211,3 +211,18 @@ def test_a_successful_command_keeps_a_note_of_what_was_refused(ws: Path, sites: 
         ctx.close()
     assert result.success and "[network_denied]" in result.message
     assert result.data["network_denied"][0]["host"] == "denied.test"
+
+
+def test_a_background_job_reports_the_hosts_refused_while_it_ran(ws: Path, sites: tuple[Site, Site]) -> None:
+    allowed, denied = sites
+    ctx = allowlist_ctx(ws, [allowed.port, denied.port])
+    try:
+        started = call(ctx, "run_command", background=True,
+                       command=f"curl -sS -p http://denied.test:{denied.port}/ 2>&1; echo finished")  # fmt: skip
+        report = call(ctx, "job", job_id=started.data["job_id"], pattern="finished", wait_seconds=20)
+        again = call(ctx, "job", job_id=started.data["job_id"])
+    finally:
+        ctx.close()
+    assert "[network_denied]" in started.message + report.message, report.render()
+    assert "denied.test" in started.message + report.message
+    assert "[network_denied]" not in again.message  # said once

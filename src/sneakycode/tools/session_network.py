@@ -22,6 +22,7 @@ class SessionNetwork:
         self.resolver: Resolver = system_resolver
         self.policy: AddressPolicy = internal_kind
         self.extra_hosts: list[str] = []  # hosts the user allowed for this session only
+        self._job_marks: dict[int, int] = {}
 
     def socket(self, policy: NetworkPolicy) -> Path:
         """The proxy's socket, the proxy started (or its lists brought up to date) first."""
@@ -46,6 +47,19 @@ class SessionNetwork:
     def denials_since(self, mark: int) -> list[Denial]:
         proxy = self._proxy
         return proxy.denials_since(mark) if proxy is not None else []
+
+    def watch_job(self, job_id: int, mark: int) -> None:
+        """Report to this job's status the refusals from `mark` on (those of other commands running meanwhile
+        too: the proxy cannot tell its clients apart)."""
+        self._job_marks[job_id] = mark
+
+    def job_denials(self, job_id: int) -> list[Denial]:
+        """The refusals since the job's last report, once each."""
+        mark = self._job_marks.get(job_id)
+        if mark is None:
+            return []
+        self._job_marks[job_id] = self.mark()
+        return self.denials_since(mark)
 
     def close(self) -> None:
         with self._lock:

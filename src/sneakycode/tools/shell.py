@@ -122,6 +122,7 @@ def start_job(
     """Start the command as a job and return its id with its first output (FIRST_OUTPUT_SECONDS or _BYTES)."""
     sandbox, notes, guard = sandboxing
     limit = ctx.settings.tools.shell.max_jobs
+    mark = ctx.session.network.mark()
     try:
         job = ctx.jobs.start(
             argv, command=args.command, cwd=cwd, env=env, log_dir=ctx.session_dir / "outputs", max_jobs=limit,
@@ -141,6 +142,8 @@ def start_job(
         if guard is not None:
             guard.restore()
         raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None
+    if sandboxing[0] == "bwrap":
+        ctx.session.network.watch_job(job.id, mark)
     deadline = time.monotonic() + FIRST_OUTPUT_SECONDS
     job.wait(lambda: job.total >= FIRST_OUTPUT_BYTES or not job.running, deadline, ctx.cancel)
     if args.timeout is not None:
@@ -180,7 +183,8 @@ def job_report(
     data: dict[str, object] = {**job.summary(), "job_id": job.id, "since": piece.start, "next": piece.end, **extra}
     if sandbox is not None:
         data["sandbox"] = sandbox
-    return ToolResult(success=True, content=body or "(no new output)", message=message, data=data)
+    result = ToolResult(success=True, content=body or "(no new output)", message=message, data=data)
+    return refused_hosts(result, ctx.session.network.job_denials(job.id))
 
 
 def working_dir(user_cwd: str | None, ctx: ToolContext) -> Path:
