@@ -229,10 +229,13 @@ class NetworkProxy:
                     f"it resolves to {address}, a {kind} address",
                     f'tools.shell.allowed_hosts = [..., "{address}"]',
                 )
-        try:
-            return await asyncio.wait_for(asyncio.open_connection(addresses[0], port, limit=CHUNK), CONNECT_SECONDS)
-        except (TimeoutError, OSError) as exc:
-            raise _Refused(502, target.host, port, f"the connection failed ({exc or 'timed out'})") from None
+        failure = ""
+        for address in addresses:  # every one was checked above; the first that answers is used
+            try:
+                return await asyncio.wait_for(asyncio.open_connection(address, port, limit=CHUNK), CONNECT_SECONDS)
+            except (TimeoutError, OSError) as exc:
+                failure = str(exc) or "timed out"
+        raise _Refused(502, target.host, port, f"the connection failed ({failure})")
 
 
 def _parse(head: bytes) -> tuple[str, str, int, bytes]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from sneakycode.config import state_dir
-from sneakycode.config.network import effective_network
+from sneakycode.config.network import NetworkPolicy, effective_network
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.jobs import Job, JobLimitReached
@@ -212,6 +212,7 @@ def sandboxed(
             readable = [spill_dir]
         except OSError:
             readable = []
+        proxy_socket = proxy_for(ctx, network) if network.mode == "allowlist" else None
         guard = RepositoryGuard.survey(ctx.workspace.root)
         wrapped = bwrap_argv(
             argv,
@@ -222,7 +223,7 @@ def sandboxed(
             readable=readable,
             hidden=[state_dir(ctx.settings), *map(Path, settings.sandbox_hide)],
             guard=guard,
-            proxy_socket=ctx.session.network.socket(network) if network.mode == "allowlist" else None,
+            proxy_socket=proxy_socket,
         )
         return wrapped, "bwrap", [], guard
     if settings.sandbox == "bwrap":
@@ -239,6 +240,17 @@ def sandboxed(
         'to the workspace, or set tools.shell.sandbox = "off" to drop this note.'
     )
     return argv, "unavailable", [note], None
+
+
+def proxy_for(ctx: ToolContext, network: NetworkPolicy) -> Path:
+    """The socket of the session's network proxy (started on first use); a proxy that cannot start runs nothing."""
+    try:
+        return ctx.session.network.socket(network)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        raise ToolError(
+            ErrorCode.SANDBOX_UNAVAILABLE, f"the command was not run: the sandbox's network proxy cannot start: {exc}",
+            hint='Tell the user; tools.shell.network = "off" runs commands without any network.',
+        ) from None
 
 
 def command_result(run: CapturedRun, timeout: int, sandbox: str, notes: list[str]) -> ToolResult:
