@@ -46,15 +46,17 @@ class Denial:
     port: int
     reason: str
     setting: str
+    entry: str = ""  # the allowed_hosts entry that would allow it, when one would
 
     def line(self) -> str:
         return f"{self.host}:{self.port} ({self.reason}; to allow it: {self.setting})"
 
 
 class _Refused(Exception):
-    def __init__(self, status: int, host: str, port: int, reason: str, setting: str = "") -> None:
+    def __init__(self, status: int, host: str, port: int, reason: str, setting: str = "", entry: str = "") -> None:
         super().__init__(reason)
         self.status, self.host, self.port, self.reason, self.setting = status, host, port, reason, setting
+        self.entry = entry
 
 
 class NetworkProxy:
@@ -174,7 +176,7 @@ class NetworkProxy:
         except _Refused as refused:
             shown = refused.host.encode("unicode_escape").decode("ascii")[:200]
             if refused.setting:
-                self._deny(Denial(shown, refused.port, refused.reason, refused.setting))
+                self._deny(Denial(shown, refused.port, refused.reason, refused.setting, refused.entry))
             await _answer(
                 writer,
                 refused.status,
@@ -205,6 +207,7 @@ class NetworkProxy:
                 port,
                 "the host is not on the allowlist",
                 f'tools.shell.allowed_hosts = [..., "{target.host}"]',
+                entry=target.host if target.ip is None else "",  # an address is never offered with one key
             )
         if port not in self.ports:
             raise _Refused(
