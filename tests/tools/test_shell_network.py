@@ -100,6 +100,7 @@ def allowlist_ctx(ws: Path, ports: list[int]) -> ToolContext:
     return ctx
 
 
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_curl_reaches_the_allowed_host_and_gets_network_denied_for_another(ws: Path, sites: tuple[Site, Site]) -> None:
     allowed, denied = sites
     ctx = allowlist_ctx(ws, [allowed.port, denied.port])
@@ -149,6 +150,7 @@ def test_pip_installs_from_the_allowed_index_and_not_from_another(ws: Path, site
     assert refused.code == "network_denied" and refused.data["network_denied"][0]["host"] == "denied.test"
 
 
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_git_clones_over_http_from_the_allowed_host_only(ws: Path, sites: tuple[Site, Site]) -> None:
     allowed, denied = sites
     ctx = allowlist_ctx(ws, [allowed.port, denied.port])
@@ -187,6 +189,7 @@ def test_the_proxy_is_the_only_way_out(ws: Path, sites: tuple[Site, Site]) -> No
     assert result.content.count("no route") == 3 and "no DNS" in result.content and "no UDP" in result.content
 
 
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_the_proxy_ends_with_the_session_and_leaves_no_process(ws: Path, sites: tuple[Site, Site]) -> None:
     allowed, _ = sites
     ctx = allowlist_ctx(ws, [allowed.port])
@@ -213,6 +216,7 @@ def test_a_successful_command_keeps_a_note_of_what_was_refused(ws: Path, sites: 
     assert result.data["network_denied"][0]["host"] == "denied.test"
 
 
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
 def test_a_background_job_reports_the_hosts_refused_while_it_ran(ws: Path, sites: tuple[Site, Site]) -> None:
     allowed, denied = sites
     ctx = allowlist_ctx(ws, [allowed.port, denied.port])
