@@ -39,37 +39,15 @@ MODEL_KEY_VARIABLES = ("OPENAI_*", "GROQ_*", "OPENROUTER_*", "ANTHROPIC_*", "SNE
 # in one of CREDENTIAL_ENDINGS (`NGROK_AUTHTOKEN`), two adjacent words are one of CREDENTIAL_PAIRS, or its
 # last word (after another) is one of CREDENTIAL_LAST_WORDS. Words, not substrings: `TOKENIZERS_PARALLELISM`,
 # `GIT_ASKPASS`, `PWD`, `OLDPWD` and `SSH_AUTH_SOCK` are passed as they are; so is a name of a place.
-CREDENTIAL_WORDS = frozenset(
-    {
-        "TOKEN",
-        "TOKENS",
-        "SECRET",
-        "SECRETS",
-        "PASSWORD",
-        "PASSWORDS",
-        "PASSWD",
-        "PASSPHRASE",
-        "PASS",
-        "PAT",
-        "APIKEY",
-        "CREDENTIAL",
-        "CREDENTIALS",
-    }
-)
+CREDENTIAL_WORDS = frozenset({
+    "TOKEN", "TOKENS", "SECRET", "SECRETS", "PASSWORD", "PASSWORDS", "PASSWD", "PASSPHRASE", "PASS", "PAT",
+    "APIKEY", "CREDENTIAL", "CREDENTIALS",
+})
 CREDENTIAL_ENDINGS = ("TOKEN", "SECRET", "PASSWORD", "PASSWD", "APIKEY", "ACCESSKEY", "PRIVATEKEY", "SECRETKEY")
-CREDENTIAL_PAIRS = frozenset(
-    {
-        ("API", "KEY"),
-        ("ACCESS", "KEY"),
-        ("PRIVATE", "KEY"),
-        ("SECRET", "KEY"),
-        ("SIGNING", "KEY"),
-        ("ENCRYPTION", "KEY"),
-        ("MASTER", "KEY"),
-        ("SESSION", "KEY"),
-        ("AUTH", "KEY"),
-    }
-)
+CREDENTIAL_PAIRS = frozenset({
+    ("API", "KEY"), ("ACCESS", "KEY"), ("PRIVATE", "KEY"), ("SECRET", "KEY"), ("SIGNING", "KEY"),
+    ("ENCRYPTION", "KEY"), ("MASTER", "KEY"), ("SESSION", "KEY"), ("AUTH", "KEY"),
+})
 CREDENTIAL_LAST_WORDS = frozenset({"AUTH", "PWD"})  # `NPM_CONFIG__AUTH`, `MYSQL_PWD`; not `SSH_AUTH_SOCK`, `PWD`
 # A name whose last word says it holds a place is no secret by its words: `PASSWORD_STORE_DIR`, `TOKEN_FILE`.
 LOCATION_WORDS = frozenset({"DIR", "DIRECTORY", "PATH", "FILE", "HOME", "SOCK", "SOCKET", "URL"})
@@ -131,8 +109,7 @@ def hold_variables(names: Iterable[str] = (), *, patterns: Iterable[str] | None 
     returns what was moved by this call."""
     wanted = set(names)
     chosen = [
-        name
-        for name in os.environ
+        name for name in os.environ
         if name in wanted or (is_credential(name) if patterns is None else matches(name, patterns))
     ]
     moved = {name: os.environ.pop(name) for name in chosen}

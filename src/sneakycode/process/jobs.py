@@ -46,6 +46,7 @@ _READ_SIZE = 1 << 16
 _PR_SET_PDEATHSIG = 1
 
 
+
 @cache
 def _launcher() -> ThreadPoolExecutor:
     """One long-lived thread starts every job, because PR_SET_PDEATHSIG fires when the forking thread ends.
@@ -302,6 +303,7 @@ def _prctl() -> Callable[..., int] | None:
     except (OSError, AttributeError):
         return None
     return function
+
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

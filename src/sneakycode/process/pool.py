@@ -66,9 +66,8 @@ def run_batches(
     pool worked: False when processes could not start or one died, the rest of the work being the caller's."""
     results: dict[int, Result] = {}
     try:
-        executor = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_ignore_interrupts
-        )
+        executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=_ignore_interrupts)
     except (OSError, ValueError, NotImplementedError):  # no semaphores (a sandbox without /dev/shm)
         return results, False
     finished = False
@@ -114,3 +113,4 @@ def _end(executor: ProcessPoolExecutor, *, graceful: bool) -> None:
             if process.is_alive():
                 process.kill()
                 process.join(_END_SECONDS)
+

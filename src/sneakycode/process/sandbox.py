@@ -67,7 +67,9 @@ def bwrap_argv(
     hidden folder that holds the workspace is covered before the workspace is bound, and one inside it after."""
     existing = [path for path in [*(Path(os.path.realpath(p)) for p in hidden), *credential_paths()] if path.exists()]
     covered = [
-        path for path in existing if Path("/tmp") not in path.parents or path == workspace or workspace in path.parents
+        path
+        for path in existing
+        if Path("/tmp") not in path.parents or path == workspace or workspace in path.parents
     ]  # the private /tmp already hides what is under /tmp and outside the workspace
     around = [path for path in covered if path == workspace or path in workspace.parents]
     argv = [

@@ -39,7 +39,9 @@ def server_environment(extra: Mapping[str, str]) -> dict[str, str]:
 
 async def start_server(argv: Sequence[str], env: Mapping[str, str], cwd: Path, stderr: IO[bytes]) -> Process:
     """Start `argv` with pipes for stdin and stdout, in a session of its own; an OSError when it cannot run."""
-    process = await anyio.open_process(list(argv), env=dict(env), cwd=cwd, stderr=stderr, start_new_session=True)
+    process = await anyio.open_process(
+        list(argv), env=dict(env), cwd=cwd, stderr=stderr, start_new_session=True
+    )
     # Servers start when the session does, before any command runs, so no sweep can come in between.
     reaper.register(process.pid)
     shared_watchdog().watch(process.pid)  # its own session, so its pid is its group's id
@@ -91,13 +93,8 @@ async def start_stream_server(
     # Started in mid-session, while commands may end and sweep: no sweep may see it before it is registered.
     with reaper.starting() as register:
         process = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=stderr,
-            env=dict(env),
-            cwd=cwd,
-            start_new_session=True,
+            *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=stderr, env=dict(env),
+            cwd=cwd, start_new_session=True,
         )
         register(process.pid)
     shared_watchdog().watch(process.pid)

@@ -53,7 +53,6 @@ _PF_EXITING = 0x4  # /proc/PID/stat flags: the process is exiting and will not r
 Stream = Literal["stdout", "stderr"]
 OutputSink = Callable[[Stream, bytes], None]
 
-
 def signal_name(returncode: int | None) -> str | None:
     if returncode is None or returncode >= 0:
         return None
@@ -153,15 +152,8 @@ def run_process(
         (out if stream == "stdout" else err).feed(chunk)
 
     ending = supervise(
-        argv,
-        cwd=cwd,
-        env=env,
-        timeout=timeout,
-        cancel=cancel,
-        kill_grace=kill_grace,
-        sink=sink,
-        own_session=own_session,
-        stdin=stdin,
+        argv, cwd=cwd, env=env, timeout=timeout, cancel=cancel, kill_grace=kill_grace, sink=sink,
+        own_session=own_session, stdin=stdin,
     )
     return ProcessResult(ending, bytes(out.kept), bytes(err.kept), out.total, err.total)
 

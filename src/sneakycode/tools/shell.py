@@ -133,9 +133,7 @@ def start_job(
             guard.restore()
         running = ", ".join(f"{j.id} ({j.command[:40]})" for j in ctx.jobs.running())
         raise ToolError(
-            ErrorCode.JOB_LIMIT,
-            f"the command was not started: {exc}",
-            detail=f"Running jobs: {running}",
+            ErrorCode.JOB_LIMIT, f"the command was not started: {exc}", detail=f"Running jobs: {running}",
             hint="Kill a job you no longer need with the job tool (action kill), then start this one.",
         ) from None
     except OSError as exc:
@@ -151,16 +149,8 @@ def start_job(
     return job_report(job, ctx, FIRST_OUTPUT_BYTES, sandbox=sandbox, notes=notes)
 
 
-def job_report(
-    job: Job,
-    ctx: ToolContext,
-    limit: int,
-    *,
-    since: int | None = None,
-    sandbox: str | None = None,
-    notes: list[str] | None = None,
-    **extra: object,
-) -> ToolResult:
+def job_report(job: Job, ctx: ToolContext, limit: int, *, since: int | None = None, sandbox: str | None = None,
+               notes: list[str] | None = None, **extra: object) -> ToolResult:
     """A job's status and its new output (the latest `limit` bytes of it) as the model sees it."""
     piece = job.read(since)
     text = piece.text
