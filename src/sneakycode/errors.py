@@ -70,6 +70,7 @@ class ErrorCode(StrEnum):
     FETCH_FAILED = "fetch_failed"
     UNSUPPORTED_CONTENT = "unsupported_content"
     BLOCKED_ADDRESS = "blocked_address"
+    NETWORK_DENIED = "network_denied"
     INVALID_INPUT = "invalid_input"
     OUTPUT_SCHEMA_MISMATCH = "output_schema_mismatch"
     OUTPUT_SCHEMA_INVALID = "output_schema_invalid"
@@ -276,6 +277,14 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "The URL, or a redirect on the way, leads to a private, loopback, link-local or otherwise internal address, "
         "which web_fetch does not reach unless tools.web.allow_private is set by the user.",
         "Use a public URL; internal services are off limits unless the user allows them in their own config.",
+    ),
+    ErrorCode.NETWORK_DENIED: ErrorDoc(
+        'A sandboxed command in `tools.shell.network = "allowlist"` mode tried to reach a host the allowlist '
+        "does not name, a port it does not allow, a name that resolves to an internal address, or a host name "
+        "with characters or an IP form that could mean two things; SneakyCode's proxy refused the connection. "
+        "The result names each host and the setting that would allow it.",
+        "Do not work around it; if the command needs that host, ask the user to add it to tools.shell.allowed_hosts "
+        "(or a preset: python, node, rust, go).",
     ),
     ErrorCode.INVALID_INPUT: ErrorDoc(
         "A line on stdin of `--input-format stream-json` is not a user message: not UTF-8, not JSON, nested too "

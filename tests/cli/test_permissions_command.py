@@ -149,3 +149,14 @@ def test_permissions_check_does_not_import_the_model_client_or_ui(ws: Path) -> N
     out = subprocess.run([sys.executable, "-c", probe, str(ws)], capture_output=True, text=True, check=True,
                          env=os.environ.copy())
     assert "LOADED []" in out.stdout
+
+
+def test_list_shows_the_sandbox_network_mode_and_its_hosts(ws: Path) -> None:
+    """Hardening round three, class 41: the effective network of sandboxed commands is visible, presets
+    expanded, with where it was set."""
+    env = {"SNEAKYCODE_TOOLS__SHELL__ALLOWED_HOSTS": '["python", "github.com"]'}
+    out = run_cli("permissions", "list", "--workspace", str(ws), env=env).stdout
+    assert "sandbox network: allowlist (allowed_hosts from environment variable" in out
+    assert "  hosts: pypi.org, files.pythonhosted.org, github.com" in out and "  ports: 443, 80" in out
+    plain = run_cli("permissions", "list", "--workspace", str(ws)).stdout
+    assert "sandbox network: on (default)" in plain

@@ -81,6 +81,10 @@ class _Fanout:
                 "tool": event["name"], "arguments": self._arguments.get(event["id"], ""), "reason": reason,
                 "rule": event["rule"], "how_to_allow": event.get("how_to_allow"),
             })  # fmt: skip
+        if event["type"] == "tool_result" and event["code"] == "network_denied":  # the sandbox's proxy refused a host
+            reason = event["content"].partition("\n")[0].removeprefix("Error [network_denied]: ")
+            self.denied.append({"tool": event["name"], "arguments": self._arguments.get(event["id"], ""),
+                                "reason": reason, "rule": "tools.shell.allowed_hosts", "how_to_allow": None})
         for sink in self.sinks:
             sink(event)
         stream = self.stream

@@ -112,6 +112,7 @@ def rules_report(loaded: LoadedSettings) -> str:
         f"Permissions for {loaded.workspace}",
         f"mode: {settings.permissions.mode} (from {loaded.origin_of('permissions.mode')})",
         "order: deny > plan mode > ask > allow > mode > tier",
+        *network_lines(loaded),
     ]
     for key, title in SECTIONS:
         lines.extend(["", title])
@@ -132,6 +133,22 @@ def rules_report(loaded: LoadedSettings) -> str:
     if warnings:
         lines.extend(["", "warnings:", *(f"  {warning}" for warning in warnings)])
     return "\n".join(lines)
+
+
+def network_lines(loaded: LoadedSettings) -> list[str]:
+    """Where sandboxed commands may connect (the effective tools.shell.network and its list), with origins."""
+    from sneakycode.config.network import effective_network
+
+    policy = effective_network(loaded.settings.tools.shell)
+    keys = ("tools.shell.network", "tools.shell.sandbox_network", "tools.shell.allowed_hosts",
+            "tools.shell.allowed_ports")  # fmt: skip
+    origins = ", ".join(f"{key.rpartition('.')[2]} from {loaded.origin_of(key)}" for key in keys
+                        if loaded.origin_of(key) != "default")  # fmt: skip
+    lines = [f"sandbox network: {policy.mode}" + (f" ({origins})" if origins else " (default)")]
+    if policy.mode == "allowlist":
+        lines.append(f"  hosts: {', '.join(policy.hosts) or '(none: every connection is refused)'}")
+        lines.append(f"  ports: {', '.join(map(str, policy.ports))}")
+    return lines
 
 
 def _warnings(loaded: LoadedSettings, tools: dict[str, Any]) -> list[str]:

@@ -45,7 +45,22 @@ class ShellSettings(_Strict):
     sandbox: Literal["auto", "bwrap", "off"] = Field(
         "auto", description="Run commands under bubblewrap: auto (when it works), bwrap (required), off."
     )
-    sandbox_network: bool = Field(True, description="Whether sandboxed commands may use the network.")
+    sandbox_network: bool = Field(
+        True, description="The old switch: false is network = off (network, when set, wins over it)."
+    )
+    network: Literal["off", "allowlist", "on"] | None = Field(
+        None,
+        description="Sandboxed commands' network: off, on, or allowlist (only allowed_hosts, through SneakyCode's "
+        "proxy). Unset: allowlist once allowed_hosts names a host, else on (see docs/shell.md).",
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=list,
+        description='Hosts an allowlist lets commands reach: "pypi.org", "*.example.com" (subdomains only), or a '
+        "preset: python, node, rust, go (their public registries). A project file may only narrow it until trusted.",
+    )
+    allowed_ports: list[Annotated[int, Field(ge=1, le=65535)]] = Field(
+        default_factory=lambda: [443, 80], description="Ports an allowlist lets commands reach on allowed hosts."
+    )
     sandbox_hide: list[Annotated[str, StringConstraints(pattern=r"^/")]] = Field(
         default_factory=list,
         description="Absolute paths the sandbox covers (an empty folder or file), beside the credential folders "

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from sneakycode.config.network import effective_network, expand_hosts
 from sneakycode.config.settings import Settings, default_state_dir, user_config_path
 from sneakycode.config.sources import (
     CONFIG_FILE_LIMIT,
@@ -71,6 +72,8 @@ LOWER_IS_TIGHTER = frozenset(
         "budgets.max_cost", "budgets.timeout",
     }
 )  # fmt: skip
+# Where sandboxed commands may connect: a project narrows (a stricter mode, fewer hosts or ports), never widens.
+NETWORK_KEYS = frozenset({"tools.shell.network", "tools.shell.allowed_hosts", "tools.shell.allowed_ports"})
 # From the strictest value to the loosest. `diagnostics.enabled` runs no program (checkers are
 # `diagnostics.checkers`, which an untrusted file never sets: it is not listed here), but a project may only
 # turn it off, so it never overrides a user who turned it off.
@@ -120,6 +123,8 @@ def untrusted_project_layer(
         elif dotted in LOWER_IS_TIGHTER:
             number = isinstance(value, int | float) and not isinstance(value, bool)
             allowed = number and (now is None or value <= now)
+        elif dotted in NETWORK_KEYS:
+            allowed = _narrows_network(dotted, value, current)
         elif dotted in STRICTNESS:
             order = STRICTNESS[dotted]
             allowed = order.index(value) <= order.index(now)
@@ -139,6 +144,20 @@ def untrusted_project_layer(
             shown = json.dumps(value, ensure_ascii=False, default=str)
             ignored.append(f"{dotted} = {shown if len(shown) <= 120 else shown[:117] + '...'}")
     return kept, ignored
+
+
+def _narrows_network(dotted: str, value: Any, current: Settings) -> bool:
+    """Whether a project's network setting only narrows the user's: a mode no looser than the effective one,
+    hosts and ports within the user's (hosts named where the user's network is fully on narrow it too)."""
+    user = effective_network(current.tools.shell)
+    if dotted == "tools.shell.network":
+        order = ("off", "allowlist", "on")
+        return value in order and order.index(value) <= order.index(user.mode)
+    if not isinstance(value, list):
+        return False
+    if dotted == "tools.shell.allowed_ports":
+        return set(value) <= set(user.ports)
+    return user.mode == "on" or set(expand_hosts([str(v) for v in value])) <= set(user.hosts)
 
 
 def _model_name(chosen: Any) -> Any:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from sneakycode.process.environment import find_program
 from sneakycode.process.protected import RepositoryGuard
+from sneakycode.process.sandbox_network import INSIDE_PROXY_SOCKET, through_proxy
 from sneakycode.process.supervise import run_process
 
 _PROBE_TIMEOUT = 10.0
@@ -58,6 +59,7 @@ def bwrap_argv(
     readable: Sequence[Path] = (),
     hidden: Sequence[Path] = (),
     guard: RepositoryGuard | None = None,
+    proxy_socket: Path | None = None,
 ) -> list[str]:
     """`command` wrapped in bubblewrap; `readable` folders stay visible even under the private /tmp or a
     hidden folder; `hidden` (and CREDENTIAL_PATHS) are covered; `guard` keeps its paths read-only.
@@ -92,8 +94,11 @@ def bwrap_argv(
     # again on top: binding the folder must not show it.
     argv += _cover([path for path in existing if path not in (workspace, *workspace.parents)
                     and any(Path(folder) in path.parents for folder in shown)])  # fmt: skip
-    if not network:
+    if not network or proxy_socket is not None:
         argv.append("--unshare-net")
+    if proxy_socket is not None:  # allowlist: the proxy's socket is the only way out (sandbox_network.py)
+        argv += ["--ro-bind", str(proxy_socket), INSIDE_PROXY_SOCKET]
+        command = through_proxy(command)
     return [*argv, "--chdir", str(cwd), "--", *command]
 
 

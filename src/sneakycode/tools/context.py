@@ -18,6 +18,7 @@ from sneakycode.config import LoadedSettings, Settings, state_dir
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.session.folders import SessionInfo, new_session
 from sneakycode.session.journal import Journal
+from sneakycode.tools.session_network import SessionNetwork
 from sneakycode.tools.web.cache import WebCache
 from sneakycode.workspace.files import Workspace
 
@@ -95,6 +96,7 @@ class ToolSession:
     jobs: SessionJobs = field(default_factory=SessionJobs)
     web_cache: WebCache = field(default_factory=WebCache)
     lsp: SessionServers = field(default_factory=SessionServers)
+    network: SessionNetwork = field(default_factory=SessionNetwork)
 
 
 def nothing_hidden(path: str) -> str | None:
@@ -182,11 +184,12 @@ class ToolContext:
 
     def close(self) -> list[Job]:
         """The session ends: end its running jobs (process group, SIGTERM then SIGKILL) and return them.
-        Its language servers are stopped too. Safe to call more than once."""
+        Its language servers and network proxy are stopped too. Safe to call more than once."""
         try:
             return self.session.jobs.kill_all()
         finally:
             self.session.lsp.close()
+            self.session.network.close()
 
 
 TOOL_TIME_BUDGET = 120.0  # seconds of in-process work any one call may take (commands have their own timeout)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from sneakycode.config import state_dir
+from sneakycode.config.network import NetworkPolicy, effective_network
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.jobs import Job, JobLimitReached
@@ -26,6 +27,9 @@ from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
 from sneakycode.tools.activity import output_listener
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
+
+if TYPE_CHECKING:
+    from sneakycode.process.netproxy import Denial
 
 KILL_GRACE_SECONDS = 2.0
 # The spill file is capped too: a command printing at full speed until its timeout would fill the disk.
@@ -85,6 +89,7 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
     env = command_environment(also_remove=key_env, keep=settings.env_keep, strip=settings.env_strip)
     if args.background:
         return start_job(args, ctx, argv, cwd, env, (sandbox, notes, guard))
+    mark = ctx.session.network.mark()
     try:
         run = run_captured(
             argv,
@@ -103,7 +108,7 @@ def run_command(args: RunCommandArgs, ctx: ToolContext) -> ToolResult:
         raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None
     finally:
         notes += guard.restore() if guard is not None else []
-    return command_result(run, timeout, sandbox, notes)
+    return refused_hosts(command_result(run, timeout, sandbox, notes), ctx.session.network.denials_since(mark))
 
 
 def start_job(
@@ -117,6 +122,7 @@ def start_job(
     """Start the command as a job and return its id with its first output (FIRST_OUTPUT_SECONDS or _BYTES)."""
     sandbox, notes, guard = sandboxing
     limit = ctx.settings.tools.shell.max_jobs
+    mark = ctx.session.network.mark()
     try:
         job = ctx.jobs.start(
             argv, command=args.command, cwd=cwd, env=env, log_dir=ctx.session_dir / "outputs", max_jobs=limit,
@@ -134,6 +140,8 @@ def start_job(
         if guard is not None:
             guard.restore()
         raise ToolError(ErrorCode.IO_ERROR, f"the command could not be started: {exc}") from None
+    if sandboxing[0] == "bwrap":
+        ctx.session.network.watch_job(job.id, mark)
     deadline = time.monotonic() + FIRST_OUTPUT_SECONDS
     job.wait(lambda: job.total >= FIRST_OUTPUT_BYTES or not job.running, deadline, ctx.cancel)
     if args.timeout is not None:
@@ -165,7 +173,8 @@ def job_report(job: Job, ctx: ToolContext, limit: int, *, since: int | None = No
     data: dict[str, object] = {**job.summary(), "job_id": job.id, "since": piece.start, "next": piece.end, **extra}
     if sandbox is not None:
         data["sandbox"] = sandbox
-    return ToolResult(success=True, content=body or "(no new output)", message=message, data=data)
+    result = ToolResult(success=True, content=body or "(no new output)", message=message, data=data)
+    return refused_hosts(result, ctx.session.network.job_denials(job.id))
 
 
 def working_dir(user_cwd: str | None, ctx: ToolContext) -> Path:
@@ -185,23 +194,26 @@ def sandboxed(
     settings = ctx.settings.tools.shell
     if settings.sandbox == "off":
         return argv, "off", [], None
-    found = probe(ctx.workspace.root, network=settings.sandbox_network)
+    network = effective_network(settings)
+    found = probe(ctx.workspace.root, network=network.mode == "on")
     if found.available:
         try:  # bound into the sandbox, so a saved output stays readable even when it lies under /tmp
             spill_dir.mkdir(parents=True, exist_ok=True)
             readable = [spill_dir]
         except OSError:
             readable = []
+        proxy_socket = proxy_for(ctx, network) if network.mode == "allowlist" else None
         guard = RepositoryGuard.survey(ctx.workspace.root)
         wrapped = bwrap_argv(
             argv,
             bwrap=found.bwrap,
             workspace=ctx.workspace.root,
             cwd=cwd,
-            network=settings.sandbox_network,
+            network=network.mode == "on",
             readable=readable,
             hidden=[state_dir(ctx.settings), *map(Path, settings.sandbox_hide)],
             guard=guard,
+            proxy_socket=proxy_socket,
         )
         return wrapped, "bwrap", [], guard
     if settings.sandbox == "bwrap":
@@ -212,11 +224,23 @@ def sandboxed(
     if ctx.session_id in _told_no_sandbox:
         return argv, "unavailable", [], None
     _told_no_sandbox.add(ctx.session_id)
+    limited = " (so their network is not limited either)" if network.mode != "on" else ""
     note = (
-        f"Note: commands run without a sandbox because {found.reason}. Install bubblewrap to confine them "
+        f"Note: commands run without a sandbox because {found.reason}{limited}. Install bubblewrap to confine them "
         'to the workspace, or set tools.shell.sandbox = "off" to drop this note.'
     )
     return argv, "unavailable", [note], None
+
+
+def proxy_for(ctx: ToolContext, network: NetworkPolicy) -> Path:
+    """The socket of the session's network proxy (started on first use); a proxy that cannot start runs nothing."""
+    try:
+        return ctx.session.network.socket(network)
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        raise ToolError(
+            ErrorCode.SANDBOX_UNAVAILABLE, f"the command was not run: the sandbox's network proxy cannot start: {exc}",
+            hint='Tell the user; tools.shell.network = "off" runs commands without any network.',
+        ) from None
 
 
 def command_result(run: CapturedRun, timeout: int, sandbox: str, notes: list[str]) -> ToolResult:
@@ -252,6 +276,27 @@ def command_result(run: CapturedRun, timeout: int, sandbox: str, notes: list[str
         return ToolResult.fail(ErrorCode.NONZERO_EXIT, error, detail=detail, **data)
     # Each note on its own line: glued onto "exit code 0 in 0.1 s" it read as part of the exit line.
     return ToolResult(success=True, content=text, message="\n".join([f"exit code 0 in {took}", *notes]), data=data)
+
+
+def refused_hosts(result: ToolResult, denials: list[Denial]) -> ToolResult:
+    """`result` with the connections the sandbox's proxy refused while it ran: a failed command fails with
+    `network_denied` (the refusal is most likely why), a successful one keeps a note; both list them in data."""
+    if not denials:
+        return result
+    shown = list(dict.fromkeys(denial.line() for denial in denials))
+    listed = "; ".join(shown[:5]) + (f"; and {len(shown) - 5} more" if len(shown) > 5 else "")
+    refused = f"the sandbox's network proxy refused: {listed}"
+    data = {**result.data, "network_denied": [
+        {"host": d.host, "port": d.port, "reason": d.reason, "setting": d.setting} for d in denials[:50]
+    ]}  # fmt: skip
+    if result.success:
+        message = f"{result.message}\n[network_denied] {refused}"
+        return ToolResult(success=True, content=result.content, message=message, data=data)
+    hint = "Do not work around it; if the command needs the host, ask the user to allow it (the setting above)."
+    return ToolResult(
+        success=False, content=result.content, message=hint, code=ErrorCode.NETWORK_DENIED,
+        error=f"{result.error}; {refused}", data=data,
+    )  # fmt: skip
 
 
 def excerpt(capture: HeadTailCapture, where: str) -> str:

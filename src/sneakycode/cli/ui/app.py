@@ -43,6 +43,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sneakycode.cli.ui.commands import COMMANDS, SlashContext, run_slash
     from sneakycode.cli.ui.completion import SlashCompleter
     from sneakycode.cli.ui.keys import EscWatcher, next_mode, prompt_bindings
+    from sneakycode.cli.ui.network_offer import NetworkOffer
     from sneakycode.cli.ui.render import TerminalSink
     from sneakycode.cli.ui.startup_check import StartupCheck
     from sneakycode.cli.ui.status import agent_status, status_text
@@ -73,6 +74,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         return ExitCode.USAGE
     loaded, config, agent = run.loaded, run.config, run.agent
     ctx = run.ctx
+    network_offer = NetworkOffer(ctx)
     sink.attach(ctx)
     history_file = prompt_history_path(loaded)
     history_file.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +140,7 @@ def run_interactive(args: argparse.Namespace) -> int:
                 request, extra = with_resources(run, request)
                 _run_request(run, console, "\n\n".join([*shared, request]), _attach(console, line, ctx) + extra,
                              watcher, sink.finish)
+                network_offer.after_request(console, lambda text: _ask_key(text, threading.Event()))
                 shared.clear()
             finally:
                 sink.finish()  # nothing stays live under the next prompt

@@ -16,7 +16,6 @@ up to tools.web.max_bytes; the rest is never read.
 from __future__ import annotations
 
 import ipaddress
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx2
 
+from sneakycode.config.addresses import IPAddress, Resolver, internal_kind, system_resolver
 from sneakycode.config.settings import WebSettings
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.context import checkpoint
@@ -32,39 +32,6 @@ from sneakycode.version import __version__
 MAX_REDIRECTS = 5
 USER_AGENT = f"SneakyCode/{__version__} (coding agent; web_fetch)"
 ACCEPT = "text/html, text/markdown, text/plain, application/json, application/pdf;q=0.9, */*;q=0.5"
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-Resolver = Callable[[str, int], list[str]]
-"""host (ASCII), port -> the addresses it resolves to, as strings."""
-
-
-def system_resolver(host: str, port: int) -> list[str]:
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-def internal_kind(address: IPAddress) -> str | None:
-    """What makes an address internal (loopback, private, link-local, ...), or None for a public one.
-    IPv6 forms that embed an IPv4 address (mapped, 6to4, NAT64) are judged by the address they embed."""
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in ipaddress.IPv6Network("64:ff9b::/96"):
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None:
-            return internal_kind(embedded)
-    checks = (
-        ("unspecified", address.is_unspecified),
-        ("loopback", address.is_loopback),
-        ("link-local", address.is_link_local),
-        ("multicast", address.is_multicast),
-        ("private", address.is_private),
-        ("reserved", address.is_reserved),
-    )
-    for kind, hit in checks:
-        if hit:
-            return kind
-    return None if address.is_global else "non-public"
-
-
 AddressPolicy = Callable[[IPAddress], str | None]
 """The reason an address may not be reached, or None; `internal_kind` unless private addresses are allowed."""
 
