@@ -84,3 +84,12 @@ def test_an_edit_of_a_python_file_loads_neither_the_mcp_sdk_nor_the_language_ser
     assert (ws / "a.py").read_text() == "x = 2\n"
     assert "sneakycode.tools.diagnostics.after_edit" in modules  # the edit was checked, by the parser only
     assert under(modules, *LANGUAGE_SERVER_CLIENT) == []
+
+
+def test_tool_read_file_without_configuration_files_loads_no_toml_parser(ws: Path) -> None:
+    """Issue 42: the TOML parser (some 10 ms) loads only where a configuration file or variable is read."""
+    (ws / "x.txt").write_text("one\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SNEAKYCODE_")}
+    modules = loaded_after(["tool", "read_file", '{"file_path": "x.txt"}'], ws, env)
+    assert "sneakycode.tools.read" in modules
+    assert under(modules, "tomllib") == []
