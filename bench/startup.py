@@ -35,6 +35,7 @@ IMPORTTIME_RUNS = 5
 # What any command pays once it validates anything with pydantic: the import and the first model's build
 # (which also loads pydantic's plugin machinery). With `import openai`, the floors of the tool call and -p.
 REPLY = {"content": "Done."}
+READ_FILE_FLOOR_RATIO = 10.0
 PYDANTIC_FLOOR = "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0\nM()"
 
 
@@ -238,7 +239,12 @@ def main() -> int:
         rows = [*floors]
         for attribute in ("help", "tool", "first_request", "whole_turn"):
             rows += [getattr(tree, attribute) for tree in trees]
-        print_table(rows, _median([s.wall for s in floors[0].samples]))
+        floor_wall = _median([s.wall for s in floors[0].samples])
+        print_table(rows, floor_wall)
+        for tree in trees:  # issue 42's target for the tool call: at most 10x the bare interpreter
+            ratio = _median([s.wall for s in tree.tool.samples]) / floor_wall
+            print(f"\nsneakycode tool read_file{tree.label}: {ratio:.1f}x python -c pass (target: at most "
+                  f"{READ_FILE_FLOOR_RATIO:g}x): {_verdict(ratio, READ_FILE_FLOOR_RATIO)}")
         print("\nwall: median of interleaved runs; -p rows share runs (CPU and RSS are the whole run's);"
               f" {args.rounds} rounds; MB = MiB of peak RSS")
         if args.no_importtime:
