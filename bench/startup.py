@@ -9,7 +9,7 @@ wall time, CPU time and peak RSS of each (per child, through /usr/bin/time) next
 runs) of the tool call and of the headless run, to record before and after a change. Modules loaded with
 `importlib.import_module` (the tool modules) are missing from importtime's list; what they import is not.
 
-    python bench/startup.py [--rounds 15] [--top 15] [--no-importtime] [--against REV]
+    python bench/startup.py [--rounds 15] [--top 15] [--no-importtime] [--against REV] [--repo]
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ IMPORTTIME_RUNS = 5
 # What any command pays once it validates anything with pydantic: the import and the first model's build
 # (which also loads pydantic's plugin machinery). With `import openai`, the floors of the tool call and -p.
 REPLY = {"content": "Done."}
+READ_FILE_FLOOR_RATIO = 10.0
 PYDANTIC_FLOOR = "from pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0\nM()"
 
 
@@ -179,6 +180,20 @@ class Tree:
     whole_turn: Case
 
 
+REPO_FILES = 300
+
+
+def make_repository(ws: Path) -> None:
+    """A small committed repository: what a session usually starts in (its git commands, the map)."""
+    for index in range(REPO_FILES):
+        (ws / f"mod_{index}.py").write_text(f"def f{index}(x: int) -> int:\n    return x + {index}\n")
+    quiet = {"capture_output": True, "check": True}
+    subprocess.run(["git", "init", "-q", str(ws)], **quiet)  # type: ignore[call-overload]
+    subprocess.run(["git", "-C", str(ws), "add", "-A"], **quiet)  # type: ignore[call-overload]
+    subprocess.run(["git", "-C", str(ws), "-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "x"],
+                   **quiet)  # type: ignore[call-overload]
+
+
 def make_tree(label: str, env: dict[str, str], cli: list[str], base_url: str) -> Tree:
     headless = [*cli, "-p", "Say done", "--base-url", base_url, "--model", "scripted-model"]
     return Tree(
@@ -197,6 +212,7 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=15, help="how many imports to list per command")
     parser.add_argument("--no-importtime", action="store_true", help="only the table")
     parser.add_argument("--against", metavar="REV", help="also time this git revision's src, in the same rounds")
+    parser.add_argument("--repo", action="store_true", help=f"the workspace is a git repository of {REPO_FILES} files")
     args = parser.parse_args()
     prepare_cli_env()
     from sneakycode.testing.server import ScriptedServer
@@ -206,6 +222,8 @@ def main() -> int:
         ws = root / "ws"
         ws.mkdir()
         (ws / "x").write_text("one line\n")
+        if args.repo:
+            make_repository(ws)
         env = {**os.environ, "HOME": str(root / "home"), "XDG_STATE_HOME": str(root / "state"),
                "XDG_CONFIG_HOME": str(root / "config"), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"}
         env = {k: v for k, v in env.items() if not k.startswith("SNEAKYCODE_") and k != "PYTHONPATH"}
@@ -238,7 +256,12 @@ def main() -> int:
         rows = [*floors]
         for attribute in ("help", "tool", "first_request", "whole_turn"):
             rows += [getattr(tree, attribute) for tree in trees]
-        print_table(rows, _median([s.wall for s in floors[0].samples]))
+        floor_wall = _median([s.wall for s in floors[0].samples])
+        print_table(rows, floor_wall)
+        for tree in trees:  # issue 42's target for the tool call: at most 10x the bare interpreter
+            ratio = _median([s.wall for s in tree.tool.samples]) / floor_wall
+            print(f"\nsneakycode tool read_file{tree.label}: {ratio:.1f}x python -c pass (target: at most "
+                  f"{READ_FILE_FLOOR_RATIO:g}x): {_verdict(ratio, READ_FILE_FLOOR_RATIO)}")
         print("\nwall: median of interleaved runs; -p rows share runs (CPU and RSS are the whole run's);"
               f" {args.rounds} rounds; MB = MiB of peak RSS")
         if args.no_importtime:

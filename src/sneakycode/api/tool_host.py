@@ -12,10 +12,11 @@ from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.registry import offered_tools
 
 
-def open_tools(options: Options, *, kind: str) -> Gate:
+def open_tools(options: Options, *, kind: str, one_shot: bool = False) -> Gate:
     """A gate over a new tool session for `options.workspace` (the caller closes `gate.ctx`); a ConfigError
-    when the workspace or a setting does not work. `kind` names the session in `sneakycode sessions`."""
-    return Gate(open_tool_context(load_options(options), kind=kind))
+    when the workspace or a setting does not work. `kind` names the session in `sneakycode sessions`; a
+    `one_shot` session (one command's calls) starts no language server ahead of need."""
+    return Gate(open_tool_context(load_options(options), kind=kind, one_shot=one_shot))
 
 
 def served_tools(gate: Gate) -> list[Tool]:

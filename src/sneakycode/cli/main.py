@@ -271,6 +271,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # reach, detached processes adopted.
     harden_process()
     if name is None:
+        from sneakycode.agent.model.preload import start_sdk_import
+
+        start_sdk_import()  # an agent run needs the model client: its import overlaps the start (issue 42)
         wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
         if args.prompt == "" and args.task:  # `sneakycode "TASK" -p`: the task before the flag
             args.prompt, args.task = args.task, None

@@ -41,7 +41,7 @@ def run_tool_command(args: argparse.Namespace) -> int:
         print(usage, file=sys.stderr)
         return ExitCode.USAGE
     try:
-        gate = open_tools(Options(workspace=workspace_option(args.workspace)), kind="tool")
+        gate = open_tools(Options(workspace=workspace_option(args.workspace)), kind="tool", one_shot=True)
         notify_untrusted(gate.ctx.loaded)
     except ConfigError as exc:
         return config_error_exit("tool", exc)

@@ -3,7 +3,6 @@ variables, each validated on its own so an error names the file or variable it c
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -61,6 +60,8 @@ def read_toml(path: Path) -> dict[str, Any]:
     data = read_regular_file(path, CONFIG_FILE_LIMIT)
     if data is None:
         return {}
+    import tomllib  # only where a file exists: its parser is some 10 ms of every start without one (issue 42)
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
@@ -77,6 +78,8 @@ def env_layer(environ: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
             continue
         path = [part.lower() for part in name[len(ENV_PREFIX) :].split("__")]
         raw = environ[name]
+        import tomllib  # only once a variable is set (see read_toml)
+
         try:
             value: Any = tomllib.loads(f"v = {raw}")["v"]
         except tomllib.TOMLDecodeError:

@@ -19,7 +19,6 @@ from typing import IO
 
 import anyio
 from anyio.abc import Process
-from mcp.os.posix.utilities import terminate_posix_process_tree
 
 from sneakycode.process import reaper
 from sneakycode.process.group_watch import shared_watchdog
@@ -56,7 +55,7 @@ async def stop_server(process: Process, *, graceful: bool = True) -> None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await process.stdin.aclose()
         if not await _exited(process, EXIT_GRACE_SECONDS if graceful else 0.0):
-            await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)
+            await _end_group(process)
             await _exited(process, KILL_GRACE_SECONDS)
         if process.returncode is not None:
             # Closes our ends of its pipes, and so the loop's transport for it; a pipe left open (a server killed
@@ -101,6 +100,16 @@ async def start_stream_server(
     return process
 
 
+async def _end_group(process: Process | asyncio.subprocess.Process) -> None:
+    """SIGTERM, then SIGKILL after a grace period, to the process's whole group, by the MCP SDK's helper.
+
+    Imported here, not at the top: the language servers' client imports this module too, and the SDK's import
+    (hundreds of milliseconds) is paid only once a server is being stopped."""
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)  # type: ignore[arg-type]
+
+
 async def stop_stream_server(process: asyncio.subprocess.Process, *, grace: float = EXIT_GRACE_SECONDS) -> None:
     """`stop_server` for a process of `start_stream_server`: stdin closed, `grace` seconds to exit, then SIGTERM
     and SIGKILL to its whole group; never raises."""
@@ -109,7 +118,7 @@ async def stop_stream_server(process: asyncio.subprocess.Process, *, grace: floa
             with suppress(OSError, RuntimeError):
                 process.stdin.close()
         if not await _exited(process, grace):
-            await terminate_posix_process_tree(process, KILL_GRACE_SECONDS)  # type: ignore[arg-type]
+            await _end_group(process)
             await _exited(process, KILL_GRACE_SECONDS)
         if process.returncode is not None:
             # Lets the loop close its pipe transports now, not in the garbage collector after the loop is gone.

@@ -57,9 +57,11 @@ class SessionJobs:
 
 class SessionServers:
     """The session's language servers, made on first use (a session that never asks one loads no LSP code)
-    and stopped with the session."""
+    and stopped with the session. Without `start_early` an edit never starts one in the background (a
+    one-shot command ends before it could answer); a `code` call still starts the one it needs."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, start_early: bool = True) -> None:
+        self.start_early = start_early
         self._host: LanguageServers | None = None
         self._lock = threading.Lock()
 
@@ -68,13 +70,20 @@ class SessionServers:
             if self._host is None:
                 from sneakycode.tools.lsp.host import LanguageServers
 
-                self._host = LanguageServers(loaded, log_dir)
+                self._host = LanguageServers(loaded, log_dir, start_early=self.start_early)
             return self._host
 
     @property
     def current(self) -> LanguageServers | None:
         """The servers if any part of the session used them."""
         return self._host
+
+    @property
+    def serve_edits(self) -> bool:
+        """Whether an edit should ask a server about its new text: when servers start early, or one runs (a
+        one-shot command's earlier `code` call started it). Else an edit loads no LSP code at all."""
+        host = self._host
+        return self.start_early or (host is not None and bool(host.running()))
 
     def close(self) -> None:
         with self._lock:
@@ -229,9 +238,11 @@ def checkpoint() -> None:
         )
 
 
-def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: SessionInfo | None = None) -> ToolContext:
+def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: SessionInfo | None = None,
+                      one_shot: bool = False) -> ToolContext:
     """A fresh session (or the given one) over the configured workspace; a ConfigError naming the state
-    folder when it cannot hold the session (the run cannot start, as with any setting that does not work)."""
+    folder when it cannot hold the session (the run cannot start, as with any setting that does not work).
+    A `one_shot` session (`sneakycode tool`) starts no language server ahead of need."""
     settings = loaded.settings
     info = session or new_session(state_dir(settings), loaded.workspace, kind=kind)
     workspace = Workspace(
@@ -239,4 +250,4 @@ def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: Se
         max_file_size_bytes=settings.max_file_size_bytes,
         journal=Journal(info.dir),
     )
-    return ToolContext(ToolSession(workspace, loaded, info.id, info.dir))
+    return ToolContext(ToolSession(workspace, loaded, info.id, info.dir, lsp=SessionServers(start_early=not one_shot)))

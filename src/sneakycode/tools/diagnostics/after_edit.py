@@ -91,7 +91,9 @@ def _add_server_findings(ctx: ToolContext, diagnosis: Diagnosis, real: Path, lan
                          after: str, old_lines: list[str] | None) -> None:
     """A running language server's errors the edit introduced (it is shown the edit either way, so its answers
     stay in step); left out where the parser already found syntax errors, which the server would repeat."""
-    if not ctx.settings.lsp.enabled or ctx.language_servers.spec_for(language) is None:
+    if not ctx.settings.lsp.enabled or not ctx.session.lsp.serve_edits:
+        return
+    if ctx.language_servers.spec_for(language) is None:
         return
     from sneakycode.tools.lsp.edits import server_findings  # the LSP client loads only where a server serves
 

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from lsprotocol import types as lsp
+from typing import TYPE_CHECKING
 
 from sneakycode.errors import ToolError
 from sneakycode.tools.context import ToolContext
 from sneakycode.tools.diagnostics.findings import Finding
-from sneakycode.tools.lsp.client import LspClient
 from sneakycode.tools.lsp.host import refresh, stamp_of, workspace_reader
 from sneakycode.tools.lsp.servers import language_id
+
+if TYPE_CHECKING:  # lsprotocol and pygls load when a server starts, not on every edit of a file it could serve
+    from lsprotocol import types as lsp
+
+    from sneakycode.tools.lsp.client import LspClient
 
 
 @dataclass
@@ -102,6 +105,8 @@ def _current(client: LspClient, real: Path, text: str) -> list[lsp.Diagnostic] |
 
 
 def _errors(diagnostics: list[lsp.Diagnostic], source: str) -> list[Finding]:
+    from lsprotocol import types as lsp  # loaded already: only a running server's answers come here
+
     return [
         Finding(d.range.start.line + 1, " ".join(d.message.split()), source, d.range.start.character + 1)
         for d in diagnostics

@@ -34,8 +34,11 @@ _CLOSE_SECONDS = 15.0
 class LanguageServers:
     """`client_for` a file (started if need be), `run` a coroutine on the servers' loop, `close` everything."""
 
-    def __init__(self, loaded: LoadedSettings, log_dir: Path) -> None:
+    def __init__(self, loaded: LoadedSettings, log_dir: Path, *, start_early: bool = True) -> None:
         self.loaded = loaded
+        # Whether an edit starts a server in the background for the next one: not in a one-shot
+        # `sneakycode tool` call, which would pay the client's import and the server's start for nothing.
+        self.start_early = start_early
         self.settings = loaded.settings.lsp
         self.workspace = loaded.workspace.resolve()
         self.log_dir = log_dir
@@ -78,12 +81,15 @@ class LanguageServers:
 
     def ready_client(self, spec: ServerSpec, file: Path, view: View) -> LspClient | None:
         """The server for `file` if it is up now (for this `view`); else None, and it is started in the
-        background so the next edit or call finds it (an edit never waits for a server to start)."""
+        background so the next edit or call finds it (an edit never waits for a server to start), unless
+        servers are not started early."""
         root = root_for(spec, file, self.workspace)
         with self._lock:
             client = self._clients.get((spec.name, root))
             if client is not None and client.alive and client.view == view:
                 return client
+        if not self.start_early:
+            return None
         future = self.start(spec, root, view)
         # A failed start is told on the next call; looking at it here keeps it from being logged as unretrieved.
         future.add_done_callback(lambda done: done.cancelled() or done.exception())
