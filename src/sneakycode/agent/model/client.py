@@ -19,7 +19,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlparse
 
@@ -44,6 +44,7 @@ from sneakycode.agent.model.providers import (
     cache_request_fields,
     output_cap,
 )
+from sneakycode.agent.model.reasoning_policy import ReasoningPolicy, effort_request, reasoning_policy_for
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
@@ -64,6 +65,7 @@ class _Request:
     tools: list[dict[str, Any]]
     max_tokens: int
     on_activity: Callable[[], None] = lambda: None  # told of every chunk: the agent's stall watch counts on it
+    effort: dict[str, Any] = field(default_factory=dict)  # the fields that ask for the reasoning effort
 
     def tool_schemas(self) -> dict[str, dict[str, Any]]:
         """Each offered tool's parameters schema, by name: text calls are checked and typed against them."""
@@ -105,6 +107,21 @@ class OpenAIChatModel:
     def close(self) -> None:
         self._client.close()
 
+    @property
+    def reasoning_policy(self) -> ReasoningPolicy:
+        """Which replies' reasoning the history keeps for this model (agent/reasoning_history.py)."""
+        return reasoning_policy_for(self.config.model, self.config.reasoning_history)
+
+    def _with_effort(self, messages: list[Message]) -> tuple[list[Message], dict[str, Any]]:
+        """The messages and request fields that ask for the configured reasoning effort: gpt-oss's line ends
+        the system prompt (the same line on every request, so the prefix stays cached)."""
+        config = self.config
+        fields, line = effort_request(self.reasoning_policy, config.reasoning_effort, config.provider)
+        first = messages[0] if messages else None
+        if line and first is not None and first["role"] == "system":
+            messages = [{"role": "system", "content": f"{first['content']}\n\n{line}"}, *messages[1:]]
+        return messages, fields
+
     def complete(
         self,
         messages: list[Message],
@@ -116,7 +133,8 @@ class OpenAIChatModel:
         max_tokens: int | None = None,
     ) -> AssistantTurn:
         cap = output_cap(self.config) if max_tokens is None else max_tokens
-        request = _Request(prepare_messages(messages), tools, cap, on_activity or (lambda: None))
+        sent, effort = self._with_effort(prepare_messages(messages, reasoning=self.reasoning_policy.history != "drop"))
+        request = _Request(sent, tools, cap, on_activity or (lambda: None), effort)
         turn = AssistantTurn()
         for attempt in (1, 2):
             turn = self._capped(request, on_text, cancel)
@@ -261,7 +279,7 @@ class OpenAIChatModel:
             if self.config.provider == "openai"
             else {"max_tokens": request.max_tokens}
         )
-        extra = cache_request_fields(self.config)
+        extra = {**cache_request_fields(self.config), **request.effort}
         if extra:  # only for the server kinds that define the fields (through the SDK's extra_body)
             options["extra_body"] = extra
         try:
