@@ -5,6 +5,7 @@ policy, each request's messages are a byte prefix of the next one's (the prompt 
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,7 @@ def test_each_request_is_a_byte_prefix_of_the_next_under_every_policy(repo: Path
         requests = server.chat_requests
     assert [r.status for r in results] == ["answered", "answered"]
     sent = [json.dumps(r["messages"], separators=(",", ":")) for r in requests]
-    for earlier, later in zip(sent, sent[1:], strict=False):
+    for earlier, later in itertools.pairwise(sent):
         assert later.startswith(earlier[:-1] + ","), "an earlier message was rewritten"
     assistants = [m for m in requests[-1]["messages"] if m["role"] == "assistant"]
     kept = ["reasoning_content" in m for m in assistants]
