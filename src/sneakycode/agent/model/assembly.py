@@ -198,6 +198,14 @@ class TurnBuilder:
         """What the server said the reply used (usage and timings joined), or None when it said nothing."""
         return with_timings(self.usage, self.timings)
 
+    def reasoning_so_far(self) -> str:
+        """The reasoning streamed so far (its field, then `<think>` blocks), as `turn()` will join it."""
+        thought = split_think(self.content, streaming=True)[0] if "<" in self.content else ""
+        start = thought.rfind("<")  # a closing tag still arriving is not reasoning
+        if start >= 0 and any(tag.startswith(thought[start:]) for tag in ("</think>", "</thinking>")):
+            thought = thought[:start].rstrip()
+        return "\n\n".join(part for part in (self.reasoning, thought) if part)
+
     def visible_content(self) -> str:
         """The answer streamed so far, without reasoning written between `<think>` tags."""
         return split_think(self.content, streaming=True)[1]

@@ -66,6 +66,7 @@ class _Request:
     max_tokens: int
     on_activity: Callable[[], None] = lambda: None  # told of every chunk: the agent's stall watch counts on it
     effort: dict[str, Any] = field(default_factory=dict)  # the fields that ask for the reasoning effort
+    on_reasoning: Callable[[str], None] | None = None  # told the reasoning as it arrives (an editor shows it)
 
     def tool_schemas(self) -> dict[str, dict[str, Any]]:
         """Each offered tool's parameters schema, by name: text calls are checked and typed against them."""
@@ -83,8 +84,18 @@ def _loopback_client(scheme: str) -> httpx2.Client:
     return openai.DefaultHttpx2Client(trust_env=False, verify=verify)
 
 
+def _show_reasoning(so_far: str, shown: str, on_reasoning: Callable[[str], None]) -> str:
+    """Pass on the reasoning that extends what was shown (what does not extend it waits for the whole)."""
+    if len(so_far) > len(shown) and so_far.startswith(shown):
+        on_reasoning(so_far[len(shown):])
+        return so_far
+    return shown
+
+
 class OpenAIChatModel:
     """ChatModel for one endpoint and model; remembers for the session when the server cannot stream."""
+
+    streams_reasoning = True  # `complete` takes `on_reasoning`
 
     def __init__(
         self, config: ModelConfig, *, debug_log: DebugLog | None = None, tool_calls: TextCallMode = "auto"
@@ -131,10 +142,13 @@ class OpenAIChatModel:
         cancel: threading.Event | None = None,
         on_activity: Callable[[], None] | None = None,
         max_tokens: int | None = None,
+        on_reasoning: Callable[[str], None] | None = None,
     ) -> AssistantTurn:
+        """`on_reasoning` (beyond the ChatModel protocol: `streams_reasoning` says it is taken) is told the
+        reasoning piece by piece as it arrives, before the answer it precedes."""
         cap = output_cap(self.config) if max_tokens is None else max_tokens
         sent, effort = self._with_effort(prepare_messages(messages, reasoning=self.reasoning_policy.history != "drop"))
-        request = _Request(sent, tools, cap, on_activity or (lambda: None), effort)
+        request = _Request(sent, tools, cap, on_activity or (lambda: None), effort, on_reasoning)
         turn = AssistantTurn()
         for attempt in (1, 2):
             turn = self._capped(request, on_text, cancel)
@@ -163,7 +177,7 @@ class OpenAIChatModel:
             larger = request.max_tokens * 2
             self._log(f"model: the reply hit max_tokens={request.max_tokens} inside a tool call; asking again "
                       f"with max_tokens={larger}")
-            turn = self._with_retries(replace(request, max_tokens=larger), None, cancel)
+            turn = self._with_retries(replace(request, max_tokens=larger, on_reasoning=None), None, cancel)
             if turn.finish_reason == "length" and _mid_call(turn):
                 raise ModelError(
                     f"{self.config.model}'s reply was cut at max_tokens={larger} in the middle of a tool call "
@@ -218,7 +232,7 @@ class OpenAIChatModel:
         )
         worker.start()
         builder = TurnBuilder()
-        shown, visible = 0, ""
+        shown, visible, thought = 0, "", ""
         last_chunk: float | None = None
         idle_limit = self.config.stream_idle_timeout
         while True:
@@ -239,6 +253,8 @@ class OpenAIChatModel:
                 raise payload
             if kind == "chunk":
                 builder.add_chunk(payload)
+                if request.on_reasoning is not None:
+                    thought = _show_reasoning(builder.reasoning_so_far(), thought, request.on_reasoning)
                 if on_text is not None:
                     visible = builder.visible_content()
                     shown = self._show(visible, shown, on_text, self._parses_text(request))
