@@ -25,7 +25,7 @@ RESULT = "Sunny, 21 °C."
 def _answer(endpoint: Endpoint, config: ModelConfig, first: Exchange, history: History) -> Exchange:
     turn = first.turn
     policy = ReasoningPolicy("probe", history, "reasoning_content", "none", "doctor")
-    sent = prepare_messages([assistant_message(turn, policy)])
+    sent: list[dict[str, Any]] = [dict(m) for m in prepare_messages([assistant_message(turn, policy)])]
     results = [{"role": "tool", "tool_call_id": call.id, "content": RESULT} for call in turn.tool_calls]
     messages: list[dict[str, Any]] = [*ONE, *sent, *results]
     return endpoint.send(messages, tools=[TOOL], max_tokens=min(MAX_TOKENS, output_cap(config)))
@@ -45,7 +45,7 @@ def check_reasoning_back(
                          f"(the {policy.family} policy, {policy.history}, applies when it does)"))
         return None
     bare, echoed = _answer(endpoint, config, first, "drop"), _answer(endpoint, config, first, "keep")
-    data = {"without": bare.failure.summary if bare.failure else "ok",
+    data: dict[str, Any] = {"without": bare.failure.summary if bare.failure else "ok",
             "with": echoed.failure.summary if echoed.failure else "ok", "policy": policy.history}
     setting = f'[model_settings."{config.model}"] reasoning_history'
     if bare.failure is not None and echoed.failure is None:
