@@ -131,3 +131,17 @@ def test_the_reasoning_effort_is_sent_the_way_the_family_takes_it(
     assert body["messages"][0]["content"].endswith("\n\nReasoning: high") == (line is not None)
     effort_keys = {"reasoning_effort", "chat_template_kwargs"}
     assert {k: v for k, v in body.items() if k in effort_keys} == expected
+
+
+def test_reasoning_goes_back_in_the_field_it_arrived_in(repo: Path) -> None:
+    """Groq and vLLM send gpt-oss's analysis as `reasoning`, and Groq refuses `reasoning_content` with a 400
+    ("property 'reasoning_content' is unsupported"): it is sent back as it came."""
+    steps = [{**step, "reasoning_field": "reasoning"} if "reasoning" in step else step for step in chain_steps()]
+    with ScriptedServer({"steps": steps}) as server:
+        results, _ = run_chain(server, repo, "openai/gpt-oss-120b")
+        last = server.chat_requests[-1]["messages"]
+    assert [r.status for r in results] == ["answered", "answered"]
+    calls = [m for m in last if m["role"] == "assistant" and m.get("tool_calls")]
+    assert [m.get("reasoning") for m in calls] == ["I should read calc.py first.", "add subtracts: fix the operator.",
+                                                   "Check the edit landed."]
+    assert not any("reasoning_content" in m for m in last)
