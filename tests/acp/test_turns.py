@@ -66,7 +66,7 @@ def test_a_read_and_an_edit_stream_as_tool_calls_with_kind_location_and_a_diff_a
     assert any(isinstance(c, schema.FileEditToolCallContent) for c in done[edit.tool_call_id].content or [])
     assert "Let me look." in editor.text() and editor.text().endswith("add() adds now.")
     thoughts = [u.content.text for u in editor.of(schema.AgentThoughtChunk)]
-    assert thoughts == ["The test fails on add."]
+    assert "".join(thoughts) == "The test fails on add."  # streamed as it arrived
     # The edit's start reached the editor before the question about it, and the question before its result.
     order = [m.get("method") or "response" for m in editor.wire if m["direction"] == "incoming"]
     assert order.index("session/request_permission") > 0

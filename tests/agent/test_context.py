@@ -16,6 +16,7 @@ from sneakycode.agent.context import (
     estimate_message_tokens,
     repair_history,
 )
+from sneakycode.agent.messages import AssistantMessage
 from sneakycode.agent.prompts import base_prompt, build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.errors import SneakyError
@@ -219,3 +220,11 @@ def test_the_request_alone_is_never_compacted_even_when_the_tools_fill_the_windo
 def test_a_small_window_gives_tools_a_quarter_of_it_in_bytes(ctx: ToolContext) -> None:
     assert ContextManager(8192, ctx.workspace).output_budget() == 2048 * 3
     assert ContextManager(1024, ctx.workspace).output_budget() == 1024  # never below the smallest setting
+
+
+def test_reasoning_sent_back_counts_toward_the_window() -> None:
+    """Under a `chain` or `keep` policy the reasoning rides on the assistant message; the window estimate must
+    see it, or compaction comes too late and the server refuses the prompt."""
+    bare: AssistantMessage = {"role": "assistant", "content": "ok"}
+    thinking: AssistantMessage = {"role": "assistant", "content": "ok", "reasoning_content": "x" * 3000}
+    assert estimate_message_tokens(thinking) >= estimate_message_tokens(bare) + 1000

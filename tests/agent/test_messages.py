@@ -77,7 +77,7 @@ def test_an_older_transcripts_null_content_and_empty_calls_are_read_as_always_se
     """`content: null` beside tool calls and `tool_calls: []` were always sent as "" and left out."""
     calls = [{"id": "c1", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}]
     read = history_from([
-        {"role": "assistant", "content": None, "tool_calls": calls, "reasoning": "hidden"},
+        {"role": "assistant", "content": None, "tool_calls": calls, "refusal": None},
         {"tool_call_id": "c1", "role": "tool", "content": "listing"},
         {"role": "assistant", "content": "done", "tool_calls": []},
     ], "session abc")
@@ -86,3 +86,14 @@ def test_an_older_transcripts_null_content_and_empty_calls_are_read_as_always_se
         {"role": "tool", "tool_call_id": "c1", "content": "listing"},
         {"role": "assistant", "content": "done"},
     ]
+
+
+def test_recorded_reasoning_survives_a_resume_and_a_drop_model_never_gets_it() -> None:
+    """A resumed Kimi session sends its tool calls' reasoning again (else HTTP 400); a model whose policy is
+    `drop` (DeepSeek R1 answers 400 to it) gets none, whoever recorded it."""
+    calls = [{"id": "c1", "type": "function", "function": {"name": "list_dir", "arguments": "{}"}}]
+    read = history_from([{"role": "assistant", "content": "", "reasoning_content": "look first", "tool_calls": calls},
+                         {"role": "tool", "tool_call_id": "c1", "content": "listing"}], "session abc")
+    assert prepare_messages(read)[0] == {"role": "assistant", "content": "", "reasoning_content": "look first",
+                                         "tool_calls": calls}
+    assert prepare_messages(read, reasoning=False)[0] == {"role": "assistant", "content": "", "tool_calls": calls}

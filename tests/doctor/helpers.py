@@ -14,7 +14,7 @@ ENV = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
 PARIS = {"name": "get_weather", "arguments": {"city": "Paris"}}
 TOKYO = {"name": "get_weather", "arguments": {"city": "Tokyo"}}
 ORDER = ["reachable", "auth", "model", "context_window", "window_honoured", "prompt_cache", "streaming", "usage",
-         "output_cap", "tool_calls", "parallel_calls", "reasoning", "speed"]
+         "output_cap", "tool_calls", "parallel_calls", "reasoning_history", "reasoning", "speed"]
 
 
 def script(*, one: dict[str, Any] | None = None, two: dict[str, Any] | None = None, **more: Any) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from acp import schema
 
 from sneakycode.acp import updates
+from sneakycode.acp.turns import FinishWatch
 from sneakycode.agent.events import Event
 from sneakycode.tools.registry import get_tool
 
@@ -110,7 +111,9 @@ class LiveSession:
             if not agent:
                 self.post(updates.message_text(event["text"]))
         elif event["type"] == "reasoning":
-            if not agent:
+            watch = session.agent.model
+            streamed = isinstance(watch, FinishWatch) and watch.streamed.strip() == event["text"].strip()
+            if not agent and not streamed:  # shown as it arrived, before the answer, when the model streams it
                 self.post(updates.thought_text(event["text"]))
         elif event["type"] == "tool_call":
             self._tool_call(prefix + event["id"], event["name"], event["arguments"], sub=bool(agent))

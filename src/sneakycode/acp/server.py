@@ -122,7 +122,8 @@ class SneakyAgent:
             from sneakycode.api.session import Session
 
             session = Session(options, sink=live, approver_for=lambda ctx: EditorApprover(live, ctx))
-            session.agent.model = FinishWatch(session.agent.model)
+            session.agent.model = FinishWatch(session.agent.model,
+                                              on_reasoning=lambda text: live.post(updates.thought_text(text)))
             live.session_id = session.session_id
             live.session = session
 

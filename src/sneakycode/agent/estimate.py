@@ -26,6 +26,9 @@ def estimate_message_tokens(message: Message) -> int:
     for call in tool_calls_of(message):
         function = call["function"]
         chars += len(function["name"]) + len(function["arguments"]) + 20
+    if message["role"] == "assistant":  # reasoning the family's policy sends back fills the window too
+        chars += len(message.get("reasoning_content", "")) + len(message.get("reasoning", ""))
+        chars += sum(len(detail["text"]) for detail in message.get("reasoning_details", []))
     return chars // CHARS_PER_TOKEN + image_tokens(message) + MESSAGE_OVERHEAD_TOKENS
 
 

@@ -26,6 +26,7 @@ from sneakycode.agent.images import user_message
 from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, UserMessage, history_from
 from sneakycode.agent.prompts import compose_system_prompt, resumed_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, Usage
+from sneakycode.agent.reasoning_history import assistant_message, policy_of
 from sneakycode.agent.results import RunResult, RunStatus
 from sneakycode.agent.roles import BoundModel
 from sneakycode.agent.watch import RunWatch
@@ -386,16 +387,9 @@ class Agent(ToolCalls):
             self.sink.emit({"type": "reasoning", "text": reply.reasoning})
             if self.transcript is not None:
                 self.transcript.write("reasoning", text=reply.reasoning)
-        # Reasoning stays out of the history, so it is never sent back on later turns: the convention of
-        # OpenAI-compatible servers. (DeepSeek and some vLLM builds want `reasoning_content` returned within a
-        # tool-call turn; that would be an AssistantMessage key, sent by `messages.prepare_messages`.)
-        message: AssistantMessage = {"role": "assistant", "content": reply.content}
-        if reply.tool_calls:
-            message["tool_calls"] = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-                for c in reply.tool_calls
-            ]
-        self._append(message)
+        # Reasoning joins the history where the model family was trained to see it again (drop, chain, keep:
+        # agent/reasoning_history.py), recorded once and never rewritten, so the prompt cache keeps it.
+        self._append(assistant_message(reply, policy_of(self.model)))
         calls: list[CallSummary] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
         self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
 

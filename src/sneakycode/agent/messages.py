@@ -64,9 +64,18 @@ class ToolCallRecord(TypedDict):
     function: FunctionCall
 
 
+class ReasoningDetail(TypedDict):
+    type: Literal["reasoning.text"]
+    text: str
+
+
 class AssistantMessage(TypedDict):
     role: Literal["assistant"]
-    content: str
+    content: str  # with the reasoning in `<think>` tags before the answer, for a family that keeps it there
+    # The reply's reasoning, for a family trained to see it again (agent/reasoning_history.py): at most one.
+    reasoning_content: NotRequired[str]
+    reasoning: NotRequired[str]
+    reasoning_details: NotRequired[list[ReasoningDetail]]
     tool_calls: NotRequired[list[ToolCallRecord]]  # present only when the reply called tools
 
 
@@ -122,17 +131,20 @@ def _normalised(message: Mapping[str, Any]) -> Any:
     return fixed
 
 
-def prepare_messages(messages: Sequence[Message]) -> list[Message]:
+def prepare_messages(messages: Sequence[Message], *, reasoning: bool = True) -> list[Message]:
     """The history as servers accept it: each message's standard keys only (a copy, in the order they are
     declared in agent/messages.py), never `content: null` nor an empty `tool_calls`.
 
-    What the loop keeps for itself (an image's size, the mark on tool results' images) is never sent, nor
-    is reasoning: llama.cpp and others answer 500/422 to an assistant message with tool calls and null content.
+    What the loop keeps for itself (an image's size, the mark on tool results' images) is never sent.
+    Reasoning is sent where the history holds it (the family's policy put it there when the reply was
+    recorded), unless `reasoning` is False: a model that must never see it (DeepSeek R1 answers 400) gets
+    none, even from a resumed session or an earlier model. llama.cpp and others answer 500/422 to an
+    assistant message with tool calls and null content.
     """
-    return [_as_sent(message) for message in messages]
+    return [_as_sent(message, reasoning) for message in messages]
 
 
-def _as_sent(message: Message) -> Message:
+def _as_sent(message: Message, reasoning: bool) -> Message:
     if message["role"] == "system":
         return {"role": "system", "content": message["content"]}
     if message["role"] == "user":
@@ -140,6 +152,12 @@ def _as_sent(message: Message) -> Message:
     if message["role"] == "tool":
         return {"role": "tool", "tool_call_id": message["tool_call_id"], "content": message["content"]}
     sent: AssistantMessage = {"role": "assistant", "content": message["content"] or ""}
+    if reasoning and "reasoning_content" in message:
+        sent["reasoning_content"] = message["reasoning_content"]
+    if reasoning and "reasoning" in message:
+        sent["reasoning"] = message["reasoning"]
+    if reasoning and "reasoning_details" in message:
+        sent["reasoning_details"] = message["reasoning_details"]
     if message.get("tool_calls"):
         sent["tool_calls"] = message["tool_calls"]
     return sent

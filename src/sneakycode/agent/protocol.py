@@ -56,6 +56,8 @@ class AssistantTurn:
     content: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     reasoning: str = ""
+    reasoning_field: str = ""
+    """Where the reasoning arrived: `reasoning_content`, `reasoning`, `think` (tags in the content), or ""."""
     usage: Usage = field(default_factory=Usage)
     finish_reason: str | None = None
 

@@ -45,6 +45,7 @@ class Options:
     api_key: str | None = None
     mode: str | None = None
     max_turns: int | None = None
+    reasoning_effort: str | None = None  # low, medium or high: `reasoning_effort` (sent as the family takes it)
     max_tokens: int | None = None
     max_cost: float | None = None
     timeout: float | None = None
@@ -80,6 +81,7 @@ class Options:
             "base_url": self.base_url,
             "permissions.mode": self.mode,
             "max_turns": self.max_turns,
+            "reasoning_effort": self.reasoning_effort,
             "tools.enabled": list(self.enabled_tools) if self.enabled_tools is not None else None,
             "state_dir": str(self.state_dir) if self.state_dir is not None else None,
             **{f"budgets.{name}": getattr(self, name) for name in BUDGET_NAMES},

@@ -101,6 +101,8 @@ def _agent_parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     parser.add_argument("--api-key", metavar="KEY", help="the endpoint's key (better: GROQ_API_KEY, ...)")
     parser.add_argument("--mode", type=permission_mode, metavar="MODE", help=MODE_HELP)
+    parser.add_argument("--reasoning-effort", choices=("low", "medium", "high"),
+                        help="how hard a reasoning model thinks (sent the way its family takes it)")
     parser.add_argument("--max-turns", type=int, metavar="N", help="stop after this many model turns")
     parser.add_argument("--max-tokens", type=int, help="stop after this many tokens (prompt + completion)")
     parser.add_argument("--max-cost", type=float, metavar="USD", help="stop once the run has cost this much")

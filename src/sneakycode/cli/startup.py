@@ -96,6 +96,7 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
         max_cost=getattr(args, "max_cost", None),
         timeout=getattr(args, "timeout", None),
         output_schema=output_schema,
+        reasoning_effort=getattr(args, "reasoning_effort", None),
         **more,
     )
 

@@ -13,7 +13,13 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 # Keys of a model's entry, and the dotted setting each one sets.
-TUNED_KEYS = {"tool_calls": "tool_calls", "context_window": "context_window", "edit_format": "tools.edit_format"}
+TUNED_KEYS = {
+    "tool_calls": "tool_calls",
+    "context_window": "context_window",
+    "edit_format": "tools.edit_format",
+    "reasoning_history": "reasoning_history",
+    "reasoning_effort": "reasoning_effort",
+}
 _RUN_LAYERS = ("environment variable ", "command-line flags")
 
 
@@ -24,6 +30,12 @@ class ModelTuning(BaseModel):
     context_window: int | None = Field(None, ge=1024, description="`context_window` for this model.")
     edit_format: Literal["auto", "replace", "patch", "both"] | None = Field(
         None, description="`tools.edit_format` for this model."
+    )
+    reasoning_history: Literal["auto", "drop", "chain", "keep"] | None = Field(
+        None, description="`reasoning_history` for this model: which replies' reasoning is sent back."
+    )
+    reasoning_effort: Literal["low", "medium", "high"] | None = Field(
+        None, description="`reasoning_effort` for this model."
     )
 
 

@@ -306,6 +306,17 @@ class Settings(_Strict):
         description="Tool calls written as text: `auto` parses them until the model calls a tool natively, and only "
         "where they close the reply; `native` never parses them; `text` parses them anywhere.",
     )
+    reasoning_history: Literal["auto", "drop", "chain", "keep"] = Field(
+        "auto",
+        description="The model's reasoning on later requests: `drop` never sends it back, `chain` sends it back on "
+        "the replies that called tools, `keep` on every reply; `auto` follows the model family's documentation "
+        "(docs/providers.md).",
+    )
+    reasoning_effort: Literal["low", "medium", "high"] | None = Field(
+        None,
+        description="How hard a reasoning model thinks, sent the way its family takes it (`reasoning_effort`, "
+        "gpt-oss's `Reasoning:` line, Qwen3's `enable_thinking`); nothing for a family without one.",
+    )
     models: ModelsSettings = Field(default_factory=ModelsSettings, description="Model roles besides the main model.")
     permissions: PermissionSettings = Field(default_factory=PermissionSettings, description="Permission rules.")
     tools: ToolsSettings = Field(default_factory=ToolsSettings, description="Per-tool settings.")

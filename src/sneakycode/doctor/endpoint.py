@@ -15,7 +15,7 @@ from sneakycode.doctor.probe import Endpoint, failure_of
 OWNERS = {"me": "llama-cpp-python", "llamacpp": "llamacpp", "vllm": "vllm", "library": "ollama",
           "organization_owner": "lmstudio"}
 LATER = ["context_window", "window_honoured", "prompt_cache", "streaming", "usage", "output_cap", "tool_calls",
-         "parallel_calls", "reasoning", "speed"]
+         "parallel_calls", "reasoning_history", "reasoning", "speed"]
 """The checks after the endpoint's, skipped together when the endpoint cannot be used."""
 
 

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from sneakycode.agent.model.families import edit_format_for
 from sneakycode.agent.model.providers import ModelConfig, resolve_model_config
+from sneakycode.agent.model.reasoning_policy import History
 from sneakycode.agent.model.think_tags import split_think
 from sneakycode.agent.model.window import DiscoveredWindow, discover_context_window
 from sneakycode.api.assembly import with_server_window
@@ -22,6 +23,7 @@ from sneakycode.config import LoadedSettings
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.endpoint import LATER, auth_failed, check_endpoint, model_refused
 from sneakycode.doctor.probe import Endpoint, Exchange
+from sneakycode.doctor.reasoning_back import check_reasoning_back
 from sneakycode.doctor.stream import check_speed, check_stream
 from sneakycode.doctor.tools import ToolFindings, check_parallel, check_tool_calls
 from sneakycode.doctor.window import check_cache, check_honoured, check_reported
@@ -94,23 +96,29 @@ def _examine(report: Report, endpoint: Endpoint, loaded: LoadedSettings, config:
     endpoint.timeout = short_timeout
     exchanges = [e for e in (found.probe, found.repeat) if e is not None]
     if found.stopped:
-        report.skip(["streaming", "usage", "output_cap", "tool_calls", "parallel_calls"],
+        report.skip(["streaming", "usage", "output_cap", "tool_calls", "parallel_calls", "reasoning_history"],
                     "skipped: the server stopped answering")
         tools = ToolFindings()
         short: Exchange | None = None
+        history: History | None = None
     else:
         short = check_stream(report, endpoint, config)
         exchanges.append(short)
         tools = ToolFindings()
+        history = None
         if short.failure is not None and short.failure.kind in ("connection", "timeout"):
-            report.skip(["tool_calls", "parallel_calls"], "skipped: the server did not answer a short request")
+            report.skip(["tool_calls", "parallel_calls", "reasoning_history"],
+                        "skipped: the server did not answer a short request")
         else:
             tools = check_tool_calls(report, endpoint, config)
             check_parallel(report, endpoint, config, tools)
+            history = check_reasoning_back(report, endpoint, config, tools)
     check_reasoning(report, exchanges)
     check_speed(report, config, found.probe, short)
     if config.model != UNNAMED:
         report.settings = worked(loaded, config, found.honoured, tools)
+        if history is not None:
+            report.settings["reasoning_history"] = history
 
 
 def check_reasoning(report: Report, exchanges: list[Exchange]) -> None:

@@ -40,6 +40,8 @@ class ToolFindings:
     mode: str | None = None
     """The tool_calls setting that worked: native, text, or None (neither)."""
     dialect: str | None = None
+    exchange: Exchange | None = None
+    """The one-call probe's exchange: the reasoning check answers its call."""
 
 
 def _arguments(call: ToolCall) -> dict[str, Any] | None:
@@ -75,6 +77,7 @@ def _send(endpoint: Endpoint, config: ModelConfig, messages: list[dict[str, Any]
 def check_tool_calls(report: Report, endpoint: Endpoint, config: ModelConfig) -> ToolFindings:
     found = ToolFindings()
     exchange, note = _send(endpoint, config, ONE)
+    found.exchange = exchange
     kind, family = config.server_kind, text_call_dialect_for(config.model)
     if exchange.failure is not None:
         refused = exchange.failure.kind in ("bad_request", "server") and "tool" in exchange.failure.summary.lower()

@@ -20,8 +20,9 @@ A script is JSON (or the same structure in Python)::
       "context_window": 4096,                     # the window that endpoint reports
       "prompt_tokens": 900,                       # reported for every reply without its own usage (truncation)
       "delay": 0.5,                               # seconds every chat request waits before it is answered
-      "no_tools_reply": {"content": "A summary."} # a request that offers no tools (a summary) gets this
+      "no_tools_reply": {"content": "A summary."},# a request that offers no tools (a summary) gets this
                                                   # reply, without using a step
+      "reasoning_contract": "kimi"                # play a family's reasoning contract (testing/contracts.py)
     }
 
 A bare list is shorthand for ``{"steps": [...]}``. Stdlib only, like the server.
@@ -34,6 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+CONTRACTS = ("kimi", "deepseek", "chain", "minimax")  # testing/contracts.py
 FAULTS = ("status", "drop", "drop_mid_stream", "malformed_sse", "empty_stream", "hang")
 TURN_KEYS = {
     "content", "tool_calls", "reasoning", "reasoning_field", "finish_reason", "usage", "chunk_delay", "timings",
@@ -129,6 +131,8 @@ class Script:
     no_tools_reply: Turn | None = None
     """The reply to every request that offers no tools (compaction summaries), played without using a step,
     so a script need not know when the client will summarise."""
+    reasoning_contract: str | None = None
+    """A model family's reasoning contract (kimi, deepseek, chain, minimax): see testing/contracts.py."""
 
     def offered_models(self) -> list[str]:
         return self.models if self.models else ["scripted-model"]
@@ -194,8 +198,10 @@ def parse_script(data: Any) -> Script:
         "script",
         data,
         {"steps", "models", "api_key", "chunk_size", "quirks", "server_kind", "context_window", "prompt_tokens",
-         "delay", "no_tools_reply"},
+         "delay", "no_tools_reply", "reasoning_contract"},
     )
+    if data.get("reasoning_contract") not in (None, *CONTRACTS):
+        raise ScriptError(f"reasoning_contract: expected one of {', '.join(CONTRACTS)}")
     if data.get("server_kind") not in (None, *SERVER_KINDS):
         raise ScriptError(f"server_kind: expected one of {', '.join(SERVER_KINDS)}, got {data['server_kind']!r}")
     quirks = dict(data.get("quirks", {}))
@@ -217,6 +223,7 @@ def parse_script(data: Any) -> Script:
         prompt_tokens=None if data.get("prompt_tokens") is None else int(data["prompt_tokens"]),
         delay=max(0.0, float(data.get("delay", 0.0))),
         no_tools_reply=None if data.get("no_tools_reply") is None else _no_tools_reply(data["no_tools_reply"]),
+        reasoning_contract=data.get("reasoning_contract"),
     )
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from sneakycode.testing.contracts import contract_refusal, contract_turn
 from sneakycode.testing.info import info_reply, models_reply
 from sneakycode.testing.replies import PromptCache, completion_body, effective_turn, refusal, stream_chunks
 from sneakycode.testing.script import Fault, Script, Step, Turn, parse_script
@@ -182,7 +183,7 @@ class _Handler(BaseHTTPRequestHandler):
         if script.models and body.get("model") not in script.models:
             self._send_error(404, f"The model `{body.get('model')}` does not exist.", "model_not_found")
             return 404
-        refused = refusal(body, script)
+        refused = refusal(body, script) or contract_refusal(script.reasoning_contract, body)
         if refused is not None:
             self._send_error(*refused)
             return refused[0]
@@ -202,7 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
             return 400
         if isinstance(step, Fault):
             return self._fault(step, streaming)
-        turn = effective_turn(step, script)
+        turn = contract_turn(script.reasoning_contract, effective_turn(step, script), body)
         cached = owner.prompt_cache.cached_tokens(body) if script.quirks.get("prompt_cache") else None
         if not streaming:
             self._send_json(200, completion_body(turn, step_index, body, script, cached))

@@ -343,13 +343,13 @@ def test_regression_a_proxy_in_the_environment_does_not_capture_a_local_server(
 
 def test_prepare_messages_sends_only_standard_keys() -> None:
     """What the loop keeps for itself (image sizes, the tool-images mark) and anything a type does not
-    declare (reasoning, a timestamp) never reaches the server; an empty tool_calls is left out."""
+    declare (a refusal, a timestamp) never reaches the server; an empty tool_calls is left out."""
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
     history: list[Any] = [
         {"role": "system", "content": "Be brief.", "timestamp": 1},
         {"role": "user", "content": [{"type": "text", "text": "see"}, image], "image_sizes": [[2, 2]],
          "tool_images": True},
-        {"role": "assistant", "content": "ok", "tool_calls": [], "reasoning": "r"},
+        {"role": "assistant", "content": "ok", "tool_calls": [], "refusal": "r"},
         {"content": "done", "tool_call_id": "c1", "role": "tool", "name": "read_file", "elided": True},
     ]
     sent = prepare_messages(history)

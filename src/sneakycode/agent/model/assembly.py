@@ -41,6 +41,11 @@ def _reasoning_of(message: dict[str, Any]) -> str:
     return "".join(message[key] for key in REASONING_KEYS if isinstance(message.get(key), str))
 
 
+def _reasoning_key(message: dict[str, Any]) -> str:
+    """The key reasoning arrived under (sent back under the same one, see agent/reasoning_history.py)."""
+    return next((key for key in REASONING_KEYS if isinstance(message.get(key), str) and message[key]), "")
+
+
 def usage_from(payload: dict[str, Any]) -> Usage | None:
     """Server-reported usage, from `usage` or Groq's older `x_groq.usage`."""
     raw = payload.get("usage") or (payload.get("x_groq") or {}).get("usage")
@@ -108,6 +113,7 @@ class TurnBuilder:
     def __init__(self) -> None:
         self.content = ""
         self.reasoning = ""
+        self.reasoning_field = ""
         self.finish_reason: str | None = None
         self.usage: Usage | None = None
         self.timings: Any = None
@@ -126,6 +132,7 @@ class TurnBuilder:
             delta = choice.get("delta") or {}
             self.content += _text(delta.get("content"))
             self.reasoning += _reasoning_of(delta)
+            self.reasoning_field = self.reasoning_field or _reasoning_key(delta)
             for call_delta in delta.get("tool_calls") or []:
                 self._add_call_delta(call_delta)
             self.finish_reason = choice.get("finish_reason") or self.finish_reason
@@ -179,6 +186,7 @@ class TurnBuilder:
             message = choice.get("message") or {}
             self.content = _text(message.get("content"))
             self.reasoning = _reasoning_of(message)
+            self.reasoning_field = _reasoning_key(message)
             for call in message.get("tool_calls") or []:
                 function = call.get("function") or {}
                 self._calls.append(
@@ -189,6 +197,14 @@ class TurnBuilder:
     def reported_usage(self) -> Usage | None:
         """What the server said the reply used (usage and timings joined), or None when it said nothing."""
         return with_timings(self.usage, self.timings)
+
+    def reasoning_so_far(self) -> str:
+        """The reasoning streamed so far (its field, then `<think>` blocks), as `turn()` will join it."""
+        thought = split_think(self.content, streaming=True)[0] if "<" in self.content else ""
+        start = thought.rfind("<")  # a closing tag still arriving is not reasoning
+        if start >= 0 and any(tag.startswith(thought[start:]) for tag in ("</think>", "</thinking>")):
+            thought = thought[:start].rstrip()
+        return "\n\n".join(part for part in (self.reasoning, thought) if part)
 
     def visible_content(self) -> str:
         """The answer streamed so far, without reasoning written between `<think>` tags."""
@@ -207,6 +223,7 @@ class TurnBuilder:
             content=answer,
             tool_calls=self.tool_calls(),
             reasoning="\n\n".join(part for part in (self.reasoning, thought) if part),
+            reasoning_field=self.reasoning_field or ("think" if thought else ""),
             usage=self.reported_usage() or Usage(),
             finish_reason=self.finish_reason,
         )

@@ -19,7 +19,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlparse
 
@@ -44,6 +44,7 @@ from sneakycode.agent.model.providers import (
     cache_request_fields,
     output_cap,
 )
+from sneakycode.agent.model.reasoning_policy import ReasoningPolicy, effort_request, reasoning_policy_for
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
@@ -64,6 +65,8 @@ class _Request:
     tools: list[dict[str, Any]]
     max_tokens: int
     on_activity: Callable[[], None] = lambda: None  # told of every chunk: the agent's stall watch counts on it
+    effort: dict[str, Any] = field(default_factory=dict)  # the fields that ask for the reasoning effort
+    on_reasoning: Callable[[str], None] | None = None  # told the reasoning as it arrives (an editor shows it)
 
     def tool_schemas(self) -> dict[str, dict[str, Any]]:
         """Each offered tool's parameters schema, by name: text calls are checked and typed against them."""
@@ -81,8 +84,18 @@ def _loopback_client(scheme: str) -> httpx2.Client:
     return openai.DefaultHttpx2Client(trust_env=False, verify=verify)
 
 
+def _show_reasoning(so_far: str, shown: str, on_reasoning: Callable[[str], None]) -> str:
+    """Pass on the reasoning that extends what was shown (what does not extend it waits for the whole)."""
+    if len(so_far) > len(shown) and so_far.startswith(shown):
+        on_reasoning(so_far[len(shown):])
+        return so_far
+    return shown
+
+
 class OpenAIChatModel:
     """ChatModel for one endpoint and model; remembers for the session when the server cannot stream."""
+
+    streams_reasoning = True  # `complete` takes `on_reasoning`
 
     def __init__(
         self, config: ModelConfig, *, debug_log: DebugLog | None = None, tool_calls: TextCallMode = "auto"
@@ -105,6 +118,21 @@ class OpenAIChatModel:
     def close(self) -> None:
         self._client.close()
 
+    @property
+    def reasoning_policy(self) -> ReasoningPolicy:
+        """Which replies' reasoning the history keeps for this model (agent/reasoning_history.py)."""
+        return reasoning_policy_for(self.config.model, self.config.reasoning_history)
+
+    def _with_effort(self, messages: list[Message]) -> tuple[list[Message], dict[str, Any]]:
+        """The messages and request fields that ask for the configured reasoning effort: gpt-oss's line ends
+        the system prompt (the same line on every request, so the prefix stays cached)."""
+        config = self.config
+        fields, line = effort_request(self.reasoning_policy, config.reasoning_effort, config.provider)
+        first = messages[0] if messages else None
+        if line and first is not None and first["role"] == "system":
+            messages = [{"role": "system", "content": f"{first['content']}\n\n{line}"}, *messages[1:]]
+        return messages, fields
+
     def complete(
         self,
         messages: list[Message],
@@ -114,9 +142,13 @@ class OpenAIChatModel:
         cancel: threading.Event | None = None,
         on_activity: Callable[[], None] | None = None,
         max_tokens: int | None = None,
+        on_reasoning: Callable[[str], None] | None = None,
     ) -> AssistantTurn:
+        """`on_reasoning` (beyond the ChatModel protocol: `streams_reasoning` says it is taken) is told the
+        reasoning piece by piece as it arrives, before the answer it precedes."""
         cap = output_cap(self.config) if max_tokens is None else max_tokens
-        request = _Request(prepare_messages(messages), tools, cap, on_activity or (lambda: None))
+        sent, effort = self._with_effort(prepare_messages(messages, reasoning=self.reasoning_policy.history != "drop"))
+        request = _Request(sent, tools, cap, on_activity or (lambda: None), effort, on_reasoning)
         turn = AssistantTurn()
         for attempt in (1, 2):
             turn = self._capped(request, on_text, cancel)
@@ -145,7 +177,7 @@ class OpenAIChatModel:
             larger = request.max_tokens * 2
             self._log(f"model: the reply hit max_tokens={request.max_tokens} inside a tool call; asking again "
                       f"with max_tokens={larger}")
-            turn = self._with_retries(replace(request, max_tokens=larger), None, cancel)
+            turn = self._with_retries(replace(request, max_tokens=larger, on_reasoning=None), None, cancel)
             if turn.finish_reason == "length" and _mid_call(turn):
                 raise ModelError(
                     f"{self.config.model}'s reply was cut at max_tokens={larger} in the middle of a tool call "
@@ -200,7 +232,7 @@ class OpenAIChatModel:
         )
         worker.start()
         builder = TurnBuilder()
-        shown, visible = 0, ""
+        shown, visible, thought = 0, "", ""
         last_chunk: float | None = None
         idle_limit = self.config.stream_idle_timeout
         while True:
@@ -221,6 +253,8 @@ class OpenAIChatModel:
                 raise payload
             if kind == "chunk":
                 builder.add_chunk(payload)
+                if request.on_reasoning is not None:
+                    thought = _show_reasoning(builder.reasoning_so_far(), thought, request.on_reasoning)
                 if on_text is not None:
                     visible = builder.visible_content()
                     shown = self._show(visible, shown, on_text, self._parses_text(request))
@@ -261,7 +295,7 @@ class OpenAIChatModel:
             if self.config.provider == "openai"
             else {"max_tokens": request.max_tokens}
         )
-        extra = cache_request_fields(self.config)
+        extra = {**cache_request_fields(self.config), **request.effort}
         if extra:  # only for the server kinds that define the fields (through the SDK's extra_body)
             options["extra_body"] = extra
         try:

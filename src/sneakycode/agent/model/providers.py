@@ -104,6 +104,10 @@ class ModelConfig:
     server_kind: str = ""
     """The local server software (llamacpp, ollama, vllm, lmstudio): the local preset's, else the one whose
     info endpoint answered when the window was asked (see `window`); "" when unknown or hosted."""
+    reasoning_history: str = "auto"
+    """The reasoning_history setting: which replies' reasoning goes back (agent/model/reasoning_policy.py)."""
+    reasoning_effort: str | None = None
+    """The reasoning_effort setting (low, medium, high), sent the way the model's family takes it."""
 
 
 HOSTED_OUTPUT_CAP = 16_384
@@ -275,4 +279,6 @@ def resolve_model_config(
         server_kind=preset.name if preset.local else "",
         help=preset.help,
         supports_images=supports_images_for(model, settings.supports_images),
+        reasoning_history=settings.reasoning_history,
+        reasoning_effort=settings.reasoning_effort,
     )
