@@ -25,7 +25,10 @@ def wait_for_prompt(child: pexpect.spawn) -> None:
 
 def spawn(ws: Path, server: ScriptedServer | None, *flags: str, model: str = "m") -> pexpect.spawn:
     """The real `sneakycode` in a pty; `server` None starts it with no model configured."""
-    env = {**os.environ, "SNEAKYCODE_RETRY_BACKOFF": "0.01", "TERM": "xterm", "NO_COLOR": "1"}
+    # The pty's own size decides the width: pytest-xdist's workers export COLUMNS=80 and LINES=24, which would
+    # make the terminal wrap at 80 under `make test` and not in a run of one file.
+    inherited = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env = {**inherited, "SNEAKYCODE_RETRY_BACKOFF": "0.01", "TERM": "xterm", "NO_COLOR": "1"}
     where = ["--base-url", server.base_url, "--model", model] if server is not None else []
     child = pexpect.spawn(
         sys.executable,
