@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from typing import Any
 
 from sneakycode.agent import compaction_auto
@@ -341,7 +341,7 @@ class Agent(ToolCalls):
         """The request, with the stall watch told of everything that arrives (see agent/watch.py)."""
         self._reasoned = ""
         # `on_reasoning` is beyond the ChatModel protocol: only a model that says it takes it is given it.
-        extra: dict[str, Callable[[str], None]] = (
+        extra: dict[str, Any] = (
             {"on_reasoning": self._on_reasoning} if getattr(self.model, "streams_reasoning", False) else {})
         with self.watch.model_request() as activity:
             return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel,
