@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from acp import schema
 
 from sneakycode.acp import updates
-from sneakycode.acp.turns import FinishWatch
 from sneakycode.agent.events import Event
 from sneakycode.tools.registry import get_tool
 
@@ -110,10 +109,11 @@ class LiveSession:
         if event["type"] == "text_delta":
             if not agent:
                 self.post(updates.message_text(event["text"]))
+        elif event["type"] == "reasoning_delta":  # shown as it arrives, before the answer it precedes
+            if not agent:
+                self.post(updates.thought_text(event["text"]))
         elif event["type"] == "reasoning":
-            watch = session.agent.model
-            streamed = isinstance(watch, FinishWatch) and watch.streamed.strip() == event["text"].strip()
-            if not agent and not streamed:  # shown as it arrived, before the answer, when the model streams it
+            if not agent and not event.get("streamed"):  # a model that does not stream it: shown whole, once
                 self.post(updates.thought_text(event["text"]))
         elif event["type"] == "tool_call":
             self._tool_call(prefix + event["id"], event["name"], event["arguments"], sub=bool(agent))

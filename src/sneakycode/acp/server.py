@@ -122,8 +122,7 @@ class SneakyAgent:
             from sneakycode.api.session import Session
 
             session = Session(options, sink=live, approver_for=lambda ctx: EditorApprover(live, ctx))
-            session.agent.model = FinishWatch(session.agent.model,
-                                              on_reasoning=lambda text: live.post(updates.thought_text(text)))
+            session.agent.model = FinishWatch(session.agent.model)
             live.session_id = session.session_id
             live.session = session
 

@@ -7,7 +7,6 @@ wraps the session's model and passes everything through.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from acp import schema
@@ -17,28 +16,17 @@ from sneakycode.api.result import Result
 
 
 class FinishWatch:
-    """The session's ChatModel, remembering the finish reason of its latest reply; with `on_reasoning`, the
-    reasoning is passed on as it arrives (before the answer's text), and `streamed` says what was, so the
-    whole thought reported after the reply is not shown twice."""
+    """The session's ChatModel, remembering the finish reason of its latest reply. (Reasoning as it arrives
+    reaches the editor as the loop's `reasoning_delta` events, one path for every face.)"""
 
-    def __init__(self, model: ChatModel, on_reasoning: Callable[[str], None] | None = None) -> None:
+    def __init__(self, model: ChatModel) -> None:
         self.model = model
         self.last: str | None = None
-        self.on_reasoning = on_reasoning
-        self.streamed = ""
 
     def complete(self, messages: Any, tools: Any, **options: Any) -> AssistantTurn:
-        self.streamed = ""
-        if self.on_reasoning is not None and getattr(self.model, "streams_reasoning", False):
-            options["on_reasoning"] = self._reasoning
         turn = self.model.complete(messages, tools, **options)
         self.last = turn.finish_reason
         return turn
-
-    def _reasoning(self, text: str) -> None:
-        self.streamed += text
-        if self.on_reasoning is not None:
-            self.on_reasoning(text)
 
     def __getattr__(self, name: str) -> Any:  # close() and whatever else a face asks of the model
         return getattr(self.model, name)

@@ -23,9 +23,20 @@ class TextDeltaEvent(_Tagged):
     text: str
 
 
+class ReasoningDeltaEvent(_Tagged):
+    """A piece of the reasoning as it arrives, before the answer it precedes (a model that streams it)."""
+
+    type: Literal["reasoning_delta"]
+    text: str
+
+
 class ReasoningEvent(_Tagged):
+    """A reply's whole reasoning, after the reply; `streamed` when its pieces came first as `reasoning_delta`
+    (a face that showed them does not show it again)."""
+
     type: Literal["reasoning"]
     text: str
+    streamed: NotRequired[bool]
 
 
 class CallSummary(TypedDict):
@@ -129,6 +140,7 @@ class ProgressEvent(_Tagged):
 Event = (
     TurnEvent
     | TextDeltaEvent
+    | ReasoningDeltaEvent
     | ReasoningEvent
     | AssistantEvent
     | UsageEvent

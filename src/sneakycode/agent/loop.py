@@ -18,7 +18,7 @@ from sneakycode.agent import compaction_auto
 from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
 from sneakycode.agent.calls import ToolCalls
 from sneakycode.agent.context import ContextManager, estimate_history_tokens, estimate_message_tokens, repair_history
-from sneakycode.agent.events import CallSummary, UsageEvent
+from sneakycode.agent.events import CallSummary, ReasoningEvent, UsageEvent
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.first_request import compose_request
 from sneakycode.agent.hook_points import HookPoints
@@ -124,6 +124,7 @@ class Agent(ToolCalls):
         self.repeats = RepeatWatch()
         self.totals = RunResult("answered", "")
         self._totals_lock = threading.Lock()
+        self._reasoned = ""  # the reasoning of the request under way streamed so far (reasoning_delta events)
         self.spending = spending or Spending()
         self.budgets = BudgetKeeper(budgets or Budgets(), self.spending)
         ctx.output_budget = self.context.output_budget(self.fixed_tokens())
@@ -338,9 +339,13 @@ class Agent(ToolCalls):
 
     def _watched_complete(self) -> AssistantTurn:
         """The request, with the stall watch told of everything that arrives (see agent/watch.py)."""
+        self._reasoned = ""
+        # `on_reasoning` is beyond the ChatModel protocol: only a model that says it takes it is given it.
+        extra: dict[str, Any] = (
+            {"on_reasoning": self._on_reasoning} if getattr(self.model, "streams_reasoning", False) else {})
         with self.watch.model_request() as activity:
             return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel,
-                                       on_activity=activity)
+                                       on_activity=activity, **extra)
 
     def fixed_tokens(self) -> int:
         """What every request carries besides the conversation: the system prompt and the tools array."""
@@ -348,6 +353,10 @@ class Agent(ToolCalls):
 
     def _on_text(self, text: str) -> None:
         self.sink.emit({"type": "text_delta", "text": text})
+
+    def _on_reasoning(self, text: str) -> None:
+        self._reasoned += text
+        self.sink.emit({"type": "reasoning_delta", "text": text})
 
     def account_chore(self, usage: Usage, model_name: str) -> None:
         """Count a chore's request (a summary) in this run's usage and the session's spending, at the price of
@@ -384,7 +393,10 @@ class Agent(ToolCalls):
 
     def _record_reply(self, reply: AssistantTurn) -> None:
         if reply.reasoning:
-            self.sink.emit({"type": "reasoning", "text": reply.reasoning})
+            event: ReasoningEvent = {"type": "reasoning", "text": reply.reasoning}
+            if self._reasoned and self._reasoned.strip() == reply.reasoning.strip():
+                event["streamed"] = True  # its pieces were shown as they came: a face shows it once
+            self.sink.emit(event)
             if self.transcript is not None:
                 self.transcript.write("reasoning", text=reply.reasoning)
         # Reasoning joins the history where the model family was trained to see it again (drop, chain, keep:

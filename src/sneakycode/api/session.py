@@ -46,10 +46,10 @@ if TYPE_CHECKING:
     from sneakycode.tools.context import ToolContext
 
 # The events a program (and `-p --output-format stream-json`) sees; turn markers and text deltas are the
-# terminal's.
+# terminal's. Reasoning deltas are a program's too: a long thought is the one sign of life before the answer.
 STREAMED_EVENTS = frozenset(
-    {"assistant", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks", "notice", "subagent",
-     "stall", "progress"}
+    {"assistant", "reasoning_delta", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks",
+     "notice", "subagent", "stall", "progress"}
 )
 _DONE = object()
 

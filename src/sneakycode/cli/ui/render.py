@@ -1,7 +1,8 @@
 """TerminalSink: shows the agent's events as they happen. Streamed text as Markdown (markdown_stream.py), a
-spinner while waiting (spinner.py), reasoning dimmed and folded, each tool call as one line with its outcome
-(`* run_command pytest -q  exit 1, 3.2 s`) and its result folded to a few lines (folding.py; `/expand`
-shows the last one whole), an edit that ran without a question as its coloured diff, tasks as a checklist."""
+spinner while waiting (spinner.py), reasoning dimmed and folded as it arrives (reasoning_stream.py), each tool
+call as one line with its outcome (`* run_command pytest -q  exit 1, 3.2 s`) and its result folded to a few
+lines (folding.py; `/expand` shows the last one whole), an edit that ran without a question as its coloured
+diff, tasks as a checklist."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from sneakycode.cli.text import markup_safe, plural
 from sneakycode.cli.ui.folding import fold
 from sneakycode.cli.ui.markdown_stream import MarkdownStream
 from sneakycode.cli.ui.previews import EditPreview, edit_preview, render_rows
+from sneakycode.cli.ui.reasoning_stream import ReasoningStream
 from sneakycode.cli.ui.spinner import LiveArea
 from sneakycode.errors import ToolError
 from sneakycode.tools.base import ToolContext
@@ -65,6 +67,7 @@ class TerminalSink:
         self.last_result: str | None = None
         self.live = LiveArea(console, lambda: self.tokens + self._streamed // 4, animated=animated)
         self.stream = MarkdownStream(self._print, self.live.set_stream)
+        self.thought = ReasoningStream(self.console.print, REASONING_LINES if not show_reasoning else 10_000)
         self._streamed = 0
         self._pending: dict[str, _Pending] = {}
         self._tasks: list[dict[str, str]] | None = None
@@ -76,6 +79,7 @@ class TerminalSink:
 
     def pause(self) -> None:
         """Finish the open block and clear the live region: someone is about to be asked something."""
+        self.thought.finish()
         self.stream.finish()
         self.live.stop()
         for timer in self._timers.values():  # nothing may print into the question
@@ -97,10 +101,16 @@ class TerminalSink:
             verb = "started" if event["phase"] == "start" else "ended"
             self.console.print(f"[bold blue]>[/] [blue]subagent {markup_safe(event['agent'])} {verb}{ended}[/]")
             return
-        if "agent" in event and event["type"] in ("text_delta", "assistant", "usage", "turn", "reasoning", "tasks"):
+        if "agent" in event and event["type"] in ("text_delta", "assistant", "usage", "turn", "reasoning",
+                                                    "reasoning_delta", "tasks"):
             return  # a subagent's prose and bookkeeping: only its answer (the task result) is shown
         who = f"  [dim]{markup_safe(event['agent'])}[/] " if "agent" in event else ""
+        if event["type"] == "reasoning_delta":  # shown as it arrives, before the answer it precedes
+            self.stream.finish()
+            self.thought.feed(event["text"])
+            return
         if event["type"] == "text_delta":
+            self.thought.finish()
             self.live.set_status(None)
             self._streamed += len(event["text"])
             self.stream.feed(event["text"])
@@ -120,10 +130,11 @@ class TerminalSink:
             since = pending.started if pending is not None else time.monotonic() - event["elapsed"]
             self.live.set_status(f"running {line}{last}", since=since)
             return
+        self.thought.finish()
         self.stream.finish()
         if event["type"] == "assistant":
             self.live.set_status(None)
-        elif event["type"] == "reasoning" and event["text"].strip():
+        elif event["type"] == "reasoning" and event["text"].strip() and not event.get("streamed"):
             self._reasoning(event["text"])
         elif event["type"] == "tool_call":
             self._pending[event["id"]] = _Pending(summarize_call(event), time.monotonic(), self._diff(event))
