@@ -4,6 +4,7 @@ the tokens of subagents and the small model stop the run like the main model's."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,8 @@ def test_a_subagent_on_a_model_without_a_price_is_refused_under_max_cost(server:
     (agents / "costly.md").write_text(
         "---\nname: costly\ndescription: d\ntools: read_file\nmodel: unpriced\n---\nWork.\n")
     server.add_steps([call("task", agent="costly", prompt="go"), finish("done")])
-    with sneakycode.Session(options(server, repo)) as session:
+    # Trusted: before trust a repository's `model:` is not used at all (hardening round three, class 9).
+    with sneakycode.Session(replace(options(server, repo), trust_project=True)) as session:
         result = session.run("delegate")
     assert result.status == "finished"
     answer = tool_messages(server.chat_requests[1])[0]
