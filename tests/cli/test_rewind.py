@@ -290,7 +290,7 @@ def test_rewind_force_never_writes_or_removes_outside_while_a_folder_is_swapped(
                 assert "Traceback" not in result.stderr + result.stdout
                 assert files_below(outside) == outside_before, f"round {rounds} reached outside"
                 # The rest of the rewind went on: the file outside the swapped folder is back.
-                assert (repo / "a.txt").read_bytes() == b"alpha\r\nline two\n"
+                assert (repo / "a.txt").read_bytes() == b"alpha\r\nline two\n", result.stderr + result.stdout
                 not_restored += result.stderr.count("no longer a folder")
     finally:
         os.close(real_sub)

@@ -186,7 +186,10 @@ class ShadowRepo:
         if gone:
             # Out of the index too, in case an earlier snapshot held them (a smaller version, a readable one,
             # a nested repository's commit): the snapshot must not claim an old state of them.
-            self.run("rm", "-q", "-r", "--cached", "--ignore-unmatch", "--", *(_literal(path) for path in gone))
+            # `-f`: only the index changes, and git would refuse an entry staged apart from both HEAD and the
+            # file (a path swapped mid-snapshot), which failed the whole rewind.
+            self.run("rm", "-q", "-r", "-f", "--cached", "--ignore-unmatch", "--",
+                     *(_literal(path) for path in gone))
         left_out = dict(sorted(left_out.items()))
         tree = self.run("write-tree").strip()
         if parent is not None and parent.tree == tree:
