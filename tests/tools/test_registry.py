@@ -78,3 +78,13 @@ def test_a_call_over_its_time_budget_is_a_coded_error(ctx: ToolContext, ws: Path
     result = call(ctx, "str_replace", file_path="a.txt", old_str="a", new_str="b")
     assert result.code == "timed_out" and "time budget" in (result.error or "")
     assert (ws / "a.txt").read_text() == "a\n"
+
+
+def test_a_calls_budget_ends_with_the_call(ctx: ToolContext, ws: Path) -> None:
+    """Regression: the budget of a cancelled call stayed set in its thread, so later work there (the terminal's
+    edit preview, which runs the tool's own matching) said "finish was cancelled before it finished"."""
+    (ws / "a.txt").write_text("a\n")
+    assert call(ctx, "read_file", file_path="a.txt").success
+    ctx.cancel.set()
+    assert call(ctx, "patch_apply", file_path="a.txt", patch="@@ -1 +1 @@\n-a\n+b\n").code == "cancelled"
+    tool_context.checkpoint()  # outside any call: no budget, so nothing to raise

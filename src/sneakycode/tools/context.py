@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -216,9 +217,16 @@ class Budget:
 _running: ContextVar[Budget | None] = ContextVar("running_tool_budget", default=None)
 
 
-def start_budget(tool: str, cancel: threading.Event) -> None:
-    """Called by the registry in the thread that runs the call."""
-    _running.set(Budget(tool, time.monotonic() + TOOL_TIME_BUDGET, cancel))
+@contextmanager
+def running_budget(tool: str, cancel: threading.Event) -> Iterator[None]:
+    """The registry runs each call inside this, in the thread that runs it. The budget ends with the call: a
+    budget left set made later work in the same thread (the terminal's edit preview after a cancelled call)
+    report "cancelled"."""
+    token = _running.set(Budget(tool, time.monotonic() + TOOL_TIME_BUDGET, cancel))
+    try:
+        yield
+    finally:
+        _running.reset(token)
 
 
 def checkpoint() -> None:

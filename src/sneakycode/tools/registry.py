@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from sneakycode.errors import ConfigError, ErrorCode, ToolError
 from sneakycode.tools.base import Tool, ToolArgs, ToolContext, ToolResult
-from sneakycode.tools.context import start_budget
+from sneakycode.tools.context import running_budget
 
 if TYPE_CHECKING:
     from sneakycode.config import Settings
@@ -207,15 +207,15 @@ def validate(found: Tool, arguments: dict[str, Any]) -> ToolArgs:
 def run(found: Tool, args: ToolArgs, ctx: ToolContext) -> ToolResult:
     """Run a tool on validated arguments: a ToolError becomes a failed result, and the output is capped.
     Callers reach this through `permissions.gate`, which parses, validates and decides each call once."""
-    start_budget(found.name, ctx.cancel)
-    try:
-        result = found.func(args, ctx)
-    except ToolError as err:
-        result = ToolResult.from_error(err)
-    except OSError as exc:
-        # A refusal by the system that the tool did not foresee (the path changed under it, say) is still an
-        # io_error for the model, not a traceback that ends `sneakycode tool` or an MCP request.
-        result = ToolResult.fail(ErrorCode.IO_ERROR, f"{found.name}: {exc.strerror or exc}")
+    with running_budget(found.name, ctx.cancel):
+        try:
+            result = found.func(args, ctx)
+        except ToolError as err:
+            result = ToolResult.from_error(err)
+        except OSError as exc:
+            # A refusal by the system that the tool did not foresee (the path changed under it, say) is still an
+            # io_error for the model, not a traceback that ends `sneakycode tool` or an MCP request.
+            result = ToolResult.fail(ErrorCode.IO_ERROR, f"{found.name}: {exc.strerror or exc}")
     return cap_result(result, ctx.output_limit)
 
 
