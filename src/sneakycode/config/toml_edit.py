@@ -32,3 +32,29 @@ def write_document(path: Path, document: Any) -> None:
     if path.exists():
         tmp.chmod(path.stat().st_mode & 0o777)  # a config holding tokens may be private: keep it so
     tmp.replace(path)
+
+
+def append_unique(path: Path, tables: tuple[str, ...], key: str, values: list[str]) -> None:
+    """Add each of `values` not already there to the list `key` of table `tables` (`("tools", "shell")`) in the
+    file at `path` (created if missing), keeping everything else in it byte for byte: saved "always" rules
+    and allowed hosts."""
+    import tomlkit
+    from tomlkit.items import Array, Table
+
+    document = read_document(path)
+    table = document
+    for depth, name in enumerate(tables):
+        inner = table.get(name)
+        if not isinstance(inner, Table):
+            # A parent table only holds others (`[tools.shell]`, not an empty `[tools]` above it).
+            inner = tomlkit.table(is_super_table=depth < len(tables) - 1)
+            table[name] = inner
+        table = inner
+    listed = table.get(key)
+    if not isinstance(listed, Array):
+        listed = tomlkit.array()
+        table[key] = listed
+    for value in values:
+        if value not in listed:
+            listed.append(value)
+    write_document(path, document)

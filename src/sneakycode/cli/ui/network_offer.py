@@ -6,16 +6,14 @@ The model is not told: the person asks it to try again."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-import tomlkit
 from rich.console import Console
-from tomlkit.items import Array, Table
 
 from sneakycode.cli.text import markup_safe
-from sneakycode.config import CONFIG_FILE_LIMIT, read_regular_file, user_config_path
+from sneakycode.config import user_config_path
+from sneakycode.config.toml_edit import append_unique
 from sneakycode.tools.base import ToolContext
 
 QUESTION = "Allow {host} for commands: (s)ession, (a)lways (your config), (n)o? "
@@ -49,23 +47,4 @@ class NetworkOffer:
 def add_allowed_host(path: Path, host: str) -> None:
     """Append `host` to `[tools.shell] allowed_hosts` in the TOML file at `path` (created if missing), keeping
     everything else byte for byte."""
-    raw = read_regular_file(path, CONFIG_FILE_LIMIT)
-    document = tomlkit.parse(raw.decode("utf-8") if raw is not None else "")
-    tools = document.get("tools")
-    if not isinstance(tools, Table):
-        tools = tomlkit.table(is_super_table=True)
-        document["tools"] = tools
-    shell = tools.get("shell")
-    if not isinstance(shell, Table):
-        shell = tomlkit.table()
-        tools["shell"] = shell
-    hosts = shell.get("allowed_hosts")
-    if not isinstance(hosts, Array):
-        hosts = tomlkit.array()
-        shell["allowed_hosts"] = hosts
-    if host not in hosts:
-        hosts.append(host)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(tomlkit.dumps(document), encoding="utf-8")
-    os.replace(tmp, path)
+    append_unique(path, ("tools", "shell"), "allowed_hosts", [host])

@@ -10,22 +10,17 @@ stays untrusted, and the rule applies there only once the user runs `sneakycode 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import tomlkit
-from tomlkit.items import Array, Table
-
 from sneakycode.config import (
-    CONFIG_FILE_LIMIT,
     PROJECT_CONFIG,
     LoadedSettings,
-    read_regular_file,
     record_trust,
     repository_files,
     trust_state_dir,
 )
+from sneakycode.config.toml_edit import append_unique
 from sneakycode.config.trust import is_trusted
 from sneakycode.permissions.always import allow_for_session, always_rules, prefix_rule
 
@@ -34,26 +29,9 @@ __all__ = ["Saved", "add_allow_rules", "allow_for_session", "always_rules", "pre
 
 def add_allow_rules(path: Path, rules: list[str]) -> None:
     """Append the rules to `[permissions] allow` in the TOML file at `path` (created if missing), keeping
-    everything else in it byte for byte."""
-    # The project's file comes with the repository: read it as the settings are read (a regular file, bounded),
-    # so one swapped for a FIFO since startup is a ConfigError, not a frozen prompt.
-    raw = read_regular_file(path, CONFIG_FILE_LIMIT)
-    document = tomlkit.parse(raw.decode("utf-8") if raw is not None else "")
-    permissions = document.get("permissions")
-    if not isinstance(permissions, Table):
-        permissions = tomlkit.table()
-        document["permissions"] = permissions
-    allow = permissions.get("allow")
-    if not isinstance(allow, Array):
-        allow = tomlkit.array()
-        permissions["allow"] = allow
-    for rule in rules:
-        if rule not in allow:
-            allow.append(rule)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(tomlkit.dumps(document), encoding="utf-8")
-    os.replace(tmp, path)
+    everything else in it byte for byte. The project's file comes with the repository: it is read as the
+    settings are (a regular file, bounded), so one swapped for a FIFO since startup is a ConfigError."""
+    append_unique(path, ("permissions",), "allow", rules)
 
 
 @dataclass(frozen=True)
