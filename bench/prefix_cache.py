@@ -76,8 +76,16 @@ def common_prefix(a: bytes, b: bytes) -> int:
     return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
 
 
-def record_session(src: Path) -> list[dict[str, Any]]:
-    """The chat requests the CLI (run from `src`) sends for the 20-request session, in order."""
+def with_reasoning(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same replies, each with a thought before it (a reasoning model's reply)."""
+    return [{**step, "reasoning": f"Step {number}: what to look at next, and why."} for number, step in
+            enumerate(steps, 1)]
+
+
+def record_session(src: Path, reasoning_history: str | None = None) -> list[dict[str, Any]]:
+    """The chat requests the CLI (run from `src`) sends for the 20-request session, in order. With
+    `reasoning_history` (drop, chain, keep) every reply carries reasoning and that policy decides what of it
+    is sent back (issue 38)."""
     with tempfile.TemporaryDirectory(prefix="prefix-bench-") as tmp:
         root = Path(tmp)
         ws, home = root / "ws", root / "home"
@@ -91,7 +99,11 @@ def record_session(src: Path) -> list[dict[str, Any]]:
             "XDG_STATE_HOME": str(home / ".state"), "XDG_DATA_HOME": str(home / ".share"),
             "XDG_CACHE_HOME": str(home / ".cache"), "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1",
         }
-        script = {"steps": FIRST_SESSION + SECOND_SESSION, "server_kind": "llamacpp", "context_window": 65536}
+        steps = FIRST_SESSION + SECOND_SESSION
+        if reasoning_history is not None:
+            env["SNEAKYCODE_REASONING_HISTORY"] = reasoning_history
+            steps = with_reasoning(steps)
+        script = {"steps": steps, "server_kind": "llamacpp", "context_window": 65536}
         with ScriptedServer(script) as server:
             for task, more in (("Look at the modules", []), ("Look again", ["--continue"])):
                 argv = [sys.executable, "-m", "sneakycode.cli.main", "-p", task, "--base-url", server.base_url,
@@ -112,8 +124,8 @@ def prefix_shares(requests: list[dict[str, Any]]) -> list[float]:
     return shares
 
 
-def print_prefix_table(after: list[float], before: list[float] | None) -> None:
-    print("Part 1: share of request N repeated byte for byte at the start of request N+1")
+def print_prefix_table(after: list[float], before: list[float] | None, label: str = "") -> None:
+    print(f"Part 1{label}: share of request N repeated byte for byte at the start of request N+1")
     print("(requests 1-10: the first run; 11-20: after --continue)\n")
     print("| request | before | after |")
     print("| --- | ---: | ---: |")
@@ -188,6 +200,15 @@ def main() -> int:
     print_prefix_table(prefix_shares(after_requests), before)
     if before is None:
         print("(before: set BENCH_BEFORE_SRC=/path/to/old/checkout/src to measure the old code side by side)")
+    # Issue 38: replies with reasoning, sent back under the `chain` policy (kept on the tool-call messages of a
+    # chain, none on the final answer), beside `drop`: the prefix must stay as stable.
+    by_policy = {policy: record_session(SRC, policy) for policy in ("drop", "chain")}
+    for policy, requests in by_policy.items():
+        print()
+        print_prefix_table(prefix_shares(requests), None, f" (replies with reasoning, reasoning_history={policy})")
+        replies = [m for m in requests[-1]["messages"] if m["role"] == "assistant"]
+        kept = sum(any(key in m for key in ("reasoning_content", "reasoning", "reasoning_details")) for m in replies)
+        print(f"the last request sends reasoning back on {kept} of its {len(replies)} assistant messages")
     url = llama_server_url()
     if url is None:
         print("\nPart 2 skipped: no llama.cpp llama-server found (set LLAMA_SERVER_URL=http://127.0.0.1:PORT, or "
@@ -197,6 +218,8 @@ def main() -> int:
     if before_requests:
         print_server_table("before (the old code's requests)", replay(url, before_requests))
     print_server_table("after (this code's requests)", replay(url, after_requests))
+    for policy, requests in by_policy.items():
+        print_server_table(f"replies with reasoning, reasoning_history={policy}", replay(url, requests))
     return 0
 
 
