@@ -15,6 +15,7 @@ from tests.doctor.helpers import ENV, MODEL, ORDER, check, doctor, doctor_json, 
 
 def test_a_healthy_server_passes_every_check_and_exits_0(ws: Path) -> None:
     healthy = script(server_kind="llamacpp", context_window=8192, quirks={"prompt_cache": True})
+    healthy["steps"] += [{"content": "Sunny."}, {"content": "Sunny."}]  # doctor's own call, answered twice
     with ScriptedServer(healthy) as server:
         code, report = doctor_json(server, ws)
         requests = server.chat_requests

@@ -53,3 +53,15 @@ def test_a_server_that_takes_both_says_whether_the_model_kept_thinking(ws: Path)
         _, report = doctor_json(server, ws)
     found = check(report, "reasoning_history")
     assert found["verdict"] == "pass" and "kept thinking after the tool result" in found["measured"], found
+
+
+def test_a_model_that_makes_no_call_with_reasoning_is_still_asked_with_a_written_call(ws: Path) -> None:
+    """The 400s are the server's check of the request: with a small model that calls no tool itself (the
+    SmolLM2 of the local servers), doctor asks with a tool call it writes, and Kimi's contract still shows."""
+    kimi = script(one={"content": "I cannot call tools."}, two={"content": "Nor here."}, reasoning_contract="kimi")
+    kimi["steps"].append(ANSWER)
+    with ScriptedServer(kimi) as server:
+        _, report = doctor_json(server, ws)
+    found = check(report, "reasoning_history")
+    assert "requires reasoning back" in found["measured"] and "written by doctor" in found["measured"], found
+    assert report["settings"]["reasoning_history"] == "chain"

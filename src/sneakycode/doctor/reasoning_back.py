@@ -14,16 +14,23 @@ from typing import Any
 from sneakycode.agent.messages import prepare_messages
 from sneakycode.agent.model.providers import ModelConfig, output_cap
 from sneakycode.agent.model.reasoning_policy import History, ReasoningPolicy, reasoning_policy_for
+from sneakycode.agent.protocol import AssistantTurn, ToolCall
 from sneakycode.agent.reasoning_history import assistant_message
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.probe import Endpoint, Exchange
-from sneakycode.doctor.tools import MAX_TOKENS, ONE, TOOL, ToolFindings
+from sneakycode.doctor.tools import MAX_TOKENS, ONE, TOOL, TOOL_NAME, ToolFindings
 
 RESULT = "Sunny, 21 °C."
+# What the 400s check is the request, not what the model wrote: when the model made no native call with
+# reasoning (a small or non-reasoning model), the server is asked with this one, written by doctor.
+WRITTEN_TURN = AssistantTurn(
+    tool_calls=[ToolCall("call_doctor_1", TOOL_NAME, '{"city": "Paris"}')],
+    reasoning="The user asks for the weather in Paris; the get_weather tool answers that.",
+    reasoning_field="reasoning_content",
+)
 
 
-def _answer(endpoint: Endpoint, config: ModelConfig, first: Exchange, history: History) -> Exchange:
-    turn = first.turn
+def _answer(endpoint: Endpoint, config: ModelConfig, turn: AssistantTurn, history: History) -> Exchange:
     policy = ReasoningPolicy("probe", history, "reasoning_content", "none", "doctor")
     sent: list[dict[str, Any]] = [dict(m) for m in prepare_messages([assistant_message(turn, policy)])]
     results = [{"role": "tool", "tool_call_id": call.id, "content": RESULT} for call in turn.tool_calls]
@@ -36,15 +43,11 @@ def check_reasoning_back(
 ) -> History | None:
     """The `reasoning_history` the server takes (None when the probe could not tell)."""
     first = found.exchange
-    if found.mode != "native" or first is None:
-        report.skip(["reasoning_history"], "skipped: no native tool call to answer")
-        return None
     policy = reasoning_policy_for(config.model, config.reasoning_history)
-    if not first.turn.reasoning.strip():
-        report.add(Check("reasoning_history", "pass", "the tool call came with no reasoning: nothing to send back "
-                         f"(the {policy.family} policy, {policy.history}, applies when it does)"))
-        return None
-    bare, echoed = _answer(endpoint, config, first, "drop"), _answer(endpoint, config, first, "keep")
+    own = found.mode == "native" and first is not None and bool(first.turn.reasoning.strip())
+    turn = first.turn if own and first is not None else WRITTEN_TURN
+    asked = "" if own else " (asked with a tool call written by doctor: the model made none with reasoning)"
+    bare, echoed = _answer(endpoint, config, turn, "drop"), _answer(endpoint, config, turn, "keep")
     data: dict[str, Any] = {"without": bare.failure.summary if bare.failure else "ok",
             "with": echoed.failure.summary if echoed.failure else "ok", "policy": policy.history}
     setting = f'[model_settings."{config.model}"] reasoning_history'
@@ -52,25 +55,31 @@ def check_reasoning_back(
         wanted: History = policy.history if policy.history != "drop" else "chain"
         check = report.add(Check("reasoning_history", "pass", "the server requires reasoning back: without it on "
                                  f"the assistant tool-call message it answered {bare.failure.summary}; with it, it "
-                                 f"answered (the policy is {policy.history})", data=data))
+                                 f"answered (the policy is {policy.history}){asked}", data=data))
         if policy.history == "drop":
             check.verdict, check.layer = "warn", "config"
             check.fix = f'{setting} = "{wanted}" (doctor --save writes it)'
         return wanted
     if echoed.failure is not None and bare.failure is None:
         check = report.add(Check("reasoning_history", "pass", "the server refuses reasoning back: with it on the "
-                                 f"assistant tool-call message it answered {echoed.failure.summary}", data=data))
+                                 f"assistant tool-call message it answered {echoed.failure.summary}{asked}", data=data))
         if policy.history != "drop":
             check.verdict, check.layer = "warn", "config"
             check.fix = f'{setting} = "drop" (doctor --save writes it)'
         return "drop"
+    if bare.failure is not None and echoed.failure is not None and not own:
+        report.skip(["reasoning_history"], "skipped: the server refused a tool call written by doctor with and "
+                    f"without reasoning ({bare.failure.summary}); the model made none of its own to answer")
+        return None
     if bare.failure is not None and echoed.failure is not None:
         report.add(Check("reasoning_history", "fail", f"the tool result was refused with and without the reasoning: "
                          f"{bare.failure.summary}", "server", "see the server's log", data))
         return None
     kept = "kept thinking after the tool result" if echoed.turn.reasoning.strip() else (
         "stopped thinking after the tool result")
+    if not own:
+        kept = "gave no reasoning of its own"
     data["thinking_after"] = bool(echoed.turn.reasoning.strip())
     report.add(Check("reasoning_history", "pass", f"the server takes the tool result with and without the reasoning; "
-                     f"with it the model {kept} (the {policy.family} policy: {policy.history})", data=data))
-    return policy.history
+                     f"with it the model {kept} (the {policy.family} policy: {policy.history}){asked}", data=data))
+    return policy.history if own else None  # a model that gives no reasoning has none to keep: nothing to save
