@@ -145,3 +145,30 @@ def test_reasoning_goes_back_in_the_field_it_arrived_in(repo: Path) -> None:
     assert [m.get("reasoning") for m in calls] == ["I should read calc.py first.", "add subtracts: fix the operator.",
                                                    "Check the edit landed."]
     assert not any("reasoning_content" in m for m in last)
+
+
+# One model of every family in the dialect table (agent/model/families.py), the others' default `drop`
+# included: a chain of three tool calls with reasoning completes under the family's default policy.
+EVERY_FAMILY = [
+    "gpt-oss-20b", "qwen3-coder-30b", "deepseek-v3.2", "deepseek-v3.1", "deepseek-r1", "deepseek-chat",
+    "kimi-k2-instruct", "glm-4.7", "glm-4.5", "MiniMax-M2", "minimax-text-01", "functionary-v3.2",
+    "command-r7b", "internlm3-8b", "xlam-2-8b", "jamba-1.6", "hunyuan-a13b", "granite-3.3-8b", "olmo-3-7b",
+    "functiongemma-270m", "gemma-3-27b", "hermes-3-llama", "llama-3.2-3b", "llama-3.1-8b", "mistral-small",
+    "qwen2.5-coder-7b",
+]
+
+
+def test_every_family_in_the_dialect_table_has_a_documented_policy_and_completes_a_chain(repo: Path) -> None:
+    from sneakycode.agent.model.families import DIALECT_FAMILIES, text_call_dialect_for
+    from sneakycode.agent.model.reasoning_policy import reasoning_policy_for
+
+    assert {text_call_dialect_for(model) for model in EVERY_FAMILY} == {dialect for _, dialect in DIALECT_FAMILIES}
+    documented = (Path(__file__).resolve().parents[2] / "docs" / "providers.md").read_text()
+    for model in EVERY_FAMILY:
+        policy = reasoning_policy_for(model, "auto")
+        assert policy.source and (policy.source in documented or policy.family == "other"), model
+        (repo / "calc.py").write_text(CALC)
+        with ScriptedServer({"steps": chain_steps()}) as server:
+            results, seen = run_chain(server, repo, model)
+        assert [r.status for r in results] == ["answered", "answered"], (model, [r.message for r in results])
+        assert (repo / "calc.py").read_text() == CALC.replace("-", "+"), model
