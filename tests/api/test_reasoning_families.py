@@ -169,6 +169,6 @@ def test_every_family_in_the_dialect_table_has_a_documented_policy_and_completes
         assert policy.source and (policy.source in documented or policy.family == "other"), model
         (repo / "calc.py").write_text(CALC)
         with ScriptedServer({"steps": chain_steps()}) as server:
-            results, seen = run_chain(server, repo, model)
+            results, _ = run_chain(server, repo, model)
         assert [r.status for r in results] == ["answered", "answered"], (model, [r.message for r in results])
         assert (repo / "calc.py").read_text() == CALC.replace("-", "+"), model
