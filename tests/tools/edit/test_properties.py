@@ -58,6 +58,9 @@ def test_a_crlf_file_edited_with_lf_text_stays_crlf(ctx: ToolContext, ws: Path, 
     lf = "".join(line + "\n" for line in lines)
     old = lines[pick % len(lines)] + "\n"
     assume(lf.find(old) == lf.rfind(old))
+    # A leading U+FEFF is the file's byte-order mark, which the tools keep and never show as text: an old_str
+    # holding it matches nothing (hypothesis found this edge once in ~1 in 10 runs).
+    assume(not lf.startswith("\ufeff"))
     path = fresh(ctx, ws, lf.replace("\n", "\r\n").encode("utf-8"))
     assert call(ctx, "str_replace", file_path="f.txt", old_str=old, new_str="new line\n").success
     assert path.read_bytes() == lf.replace(old, "new line\n", 1).replace("\n", "\r\n").encode("utf-8")

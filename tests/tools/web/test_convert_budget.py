@@ -3,7 +3,6 @@ little memory; a cancel stops the conversion; pages within the budget convert as
 
 from __future__ import annotations
 
-import contextvars
 import threading
 import time
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ import pytest
 from sneakycode.config import load_settings
 from sneakycode.errors import ToolError
 from sneakycode.tools.base import ToolContext
-from sneakycode.tools.context import open_tool_context, start_budget
+from sneakycode.tools.context import open_tool_context, running_budget
 from sneakycode.tools.web.convert import html_to_markdown
 from sneakycode.tools.web.plain import CHUNK_CHARS, MAX_HTML_ELEMENTS, scan_html
 from tests.conftest import call, project_config
@@ -81,11 +80,11 @@ def test_cancel_stops_a_conversion_under_way() -> None:
     outcome: list[object] = []
 
     def convert() -> None:
-        start_budget("web_fetch", cancel)
-        try:
-            outcome.append(html_to_markdown(html, ""))
-        except ToolError as err:
-            outcome.append(err)
+        with running_budget("web_fetch", cancel):
+            try:
+                outcome.append(html_to_markdown(html, ""))
+            except ToolError as err:
+                outcome.append(err)
 
     worker = threading.Thread(target=convert)
     worker.start()
@@ -103,11 +102,11 @@ def test_a_cancel_before_the_conversion_starts_stops_it_at_the_first_chunk() -> 
     cancel.set()
 
     def convert() -> None:
-        start_budget("web_fetch", cancel)  # in a copied context, so the budget does not outlive this test
-        html_to_markdown(paragraphs_page(100), "")
+        with running_budget("web_fetch", cancel):  # the budget ends with the call, as the registry's does
+            html_to_markdown(paragraphs_page(100), "")
 
     with pytest.raises(ToolError) as caught:
-        contextvars.copy_context().run(convert)
+        convert()
     assert caught.value.code == "cancelled"
 
 
