@@ -221,8 +221,9 @@ def test_a_session_id_that_is_a_path_is_refused_and_nothing_outside_the_state_fo
 
 def test_a_mode_that_was_not_offered_is_refused_and_the_mode_stays(ws: Path, server: ScriptedServer) -> None:
     """Hardening round three, class 11: session/set_mode took `yolo`, which availableModes did not list."""
-    (ws / "a.txt").write_text("a\n")
-    server.add_steps([call("write_file", file_path="a.txt", content="yolo\n"), {"content": "Tried."}])
+    # A new file: an edit of a file never read is refused before anyone is asked (issue 37), which would hide
+    # whether the mode stayed one that asks.
+    server.add_steps([call("write_file", file_path="new.txt", content="yolo\n"), {"content": "Tried."}])
     editor = Editor(["reject_once"])
 
     async def go() -> tuple[list[str], str, Any]:
@@ -244,4 +245,4 @@ def test_a_mode_that_was_not_offered_is_refused_and_the_mode_stays(ws: Path, ser
     assert refused.startswith("-32602") and "'yolo' is not one of default, auto-edit, plan" in refused
     assert editor.of(schema.CurrentModeUpdate) == []
     assert answer.stop_reason == "end_turn" and len(editor.asked) == 1  # still asked: the mode stayed default
-    assert (ws / "a.txt").read_text() == "a\n"
+    assert not (ws / "new.txt").exists()
