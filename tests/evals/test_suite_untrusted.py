@@ -126,7 +126,9 @@ def test_the_installed_suite_is_hidden_from_the_agents_commands(tmp_path: Path) 
     records = [json.loads(text) for text in Path(line["transcript"]).read_text().splitlines()]
     (seen,) = [r["message"]["content"] for r in records if r["type"] == "message" and r["message"]["role"] == "tool"]
     assert "peeked" in seen  # the command ran, in the sandbox
-    assert seen.count("No such file or directory") == 2, seen
+    # Both reads fail; the listing shows an empty folder, or (when the package lives under /tmp, which the
+    # sandbox replaces with its own) no folder at all.
+    assert f"cat: {hidden_test}: No such file or directory" in seen and f"cat: {solution}: No such file" in seen, seen
     assert "test_single_dashes" not in seen and "def slugify" not in seen and "suite.toml" not in seen, seen
     assert line["verdict"]["passed"] is False and "test_single_dashes" in line["verdict"]["output"]
 
