@@ -18,8 +18,7 @@ DRAFTS = ["https://json-schema.org/draft/2020-12/schema", "https://json-schema.o
           "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-04/schema#"]
 
 
-@pytest.mark.parametrize("draft", DRAFTS)
-@pytest.mark.parametrize(("keywords", "answer", "valid"), [
+REGEX_CASES = [  # keywords, answer, valid
     ({"properties": {"k": {"pattern": EVIL}}}, {"k": SLOW}, False),
     ({"properties": {"k": {"pattern": EVIL}}}, {"k": "aaa"}, True),
     ({"patternProperties": {EVIL: {"type": "string"}}}, {SLOW: 1}, True),
@@ -27,11 +26,15 @@ DRAFTS = ["https://json-schema.org/draft/2020-12/schema", "https://json-schema.o
     ({"patternProperties": {EVIL: {}}, "additionalProperties": False}, {SLOW: 1}, False),
     ({"patternProperties": {EVIL: {}}, "additionalProperties": False}, {"aaa": 1}, True),
     ({"patternProperties": {EVIL: {}}, "unevaluatedProperties": False}, {SLOW: 1}, False),
-])
+]
+# unevaluatedProperties came with draft 2019-09: the older drafts are not asked about it.
+DRAFT_CASES = [(draft, *case) for draft in DRAFTS for case in REGEX_CASES
+               if "unevaluatedProperties" not in case[0] or "draft-0" not in draft]
+
+
+@pytest.mark.parametrize(("draft", "keywords", "answer", "valid"), DRAFT_CASES)
 def test_every_regex_keyword_runs_in_linear_time(draft: str, keywords: dict[str, Any], answer: dict[str, Any],
                                                  valid: bool) -> None:
-    if "unevaluatedProperties" in keywords and "draft-0" in draft:
-        pytest.skip("unevaluatedProperties came with 2019-09")
     schema = load_output_schema({"$schema": draft, "type": "object", **keywords})
     value, problems = schema.check(json.dumps(answer))
     assert (not problems) is valid, problems

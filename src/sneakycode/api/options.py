@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the [otel] extra: names for type checking only, never imported at run time here
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 

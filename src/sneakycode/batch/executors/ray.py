@@ -79,7 +79,7 @@ def _ray_entry(task_data: dict[str, Any], out_dir: str, sandbox: bool, timeout: 
 def start_local_ray(num_cpus: int) -> None:
     """Start a Ray on this machine that answers only clients holding this batch's token (a ConfigError when
     the installed Ray cannot, or token authentication was turned off)."""
-    import ray
+    import ray  # the [ray] extra: only `batch --executor ray` gets here
 
     found = re.match(r"(\d+)\.(\d+)", ray.__version__)
     if found is None or (int(found[1]), int(found[2])) < TOKEN_AUTH_SINCE:

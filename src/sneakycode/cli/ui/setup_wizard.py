@@ -44,7 +44,7 @@ def keyring_key(provider: str) -> str | None:
     """The key the setup saved in the system keyring for `provider`, if any (None without the module)."""
     if not keyring_available():
         return None
-    import keyring
+    import keyring  # optional, not a dependency: used only when the user installed it (keyring_available)
 
     try:
         found = keyring.get_password(KEYRING_SERVICE, provider)
