@@ -26,7 +26,7 @@ WEB_SEARCH_GOAL_CHARS = 320  # web_search's own share (issue 31); it is offered 
 
 def sneakycode_argv() -> list[str]:
     script = Path(sys.executable).with_name("sneakycode")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.faces.cli.main"]
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def write_tasks(path: Path, repo: Path, base_url: str, count: int) -> None:
 
 
 def batch_argv(tasks: Path, out: Path, workers: int, executor: str, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "sneakycode.cli.main", "batch", str(tasks), "--out", str(out), "--workers",
+    return [sys.executable, "-m", "sneakycode.faces.cli.main", "batch", str(tasks), "--out", str(out), "--workers",
             str(workers), "--executor", executor, *extra]  # fmt: skip
 
 

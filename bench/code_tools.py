@@ -68,7 +68,7 @@ def run(ws: Path, base_env: dict[str, str], steps: list[dict[str, Any]]) -> dict
     from sneakycode.testing.server import ScriptedServer
 
     with ScriptedServer({"steps": steps}) as server:
-        argv = [sys.executable, "-m", "sneakycode.cli.main", "-p", f"Add a keyword-only strict=False to {NAME}",
+        argv = [sys.executable, "-m", "sneakycode.faces.cli.main", "-p", f"Add a keyword-only strict=False to {NAME}",
                 "--base-url", server.base_url, "--model", "scripted-model", "--workspace", str(ws), "--yes"]
         # Run from the workspace: from bench/, bench/mcp.py would shadow the mcp package.
         done = subprocess.run(argv, env=base_env, cwd=ws, capture_output=True, text=True, check=False, timeout=300)

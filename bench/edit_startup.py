@@ -27,7 +27,7 @@ TARGET_RATIO = 1.2
 HEAVY = ("mcp", "pygls", "lsprotocol")
 PROBE = (
     "import contextlib, io, json, sys\n"
-    "from sneakycode.cli.main import main\n"
+    "from sneakycode.faces.cli.main import main\n"
     "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
     "    main(json.loads(sys.argv[1]))\n"
     "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"

@@ -44,7 +44,7 @@ def run(mcp_tools: int, budget: int | None) -> dict[str, Any]:
         steps = [{"tool_calls": [{"name": "finish", "arguments": {"message": "ok"}}]}]
         with ScriptedServer({"models": ["scripted-model"], "steps": steps}) as server:
             started = time.monotonic()
-            argv = [sys.executable, "-m", "sneakycode.cli.main", "-p", "hi", "--base-url", server.base_url,
+            argv = [sys.executable, "-m", "sneakycode.faces.cli.main", "-p", "hi", "--base-url", server.base_url,
                     "--model", "scripted-model", "--workspace", str(ws), "--yes"]
             proc = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
             if proc.returncode != 0:

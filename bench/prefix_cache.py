@@ -106,7 +106,7 @@ def record_session(src: Path, reasoning_history: str | None = None) -> list[dict
         script = {"steps": steps, "server_kind": "llamacpp", "context_window": 65536}
         with ScriptedServer(script) as server:
             for task, more in (("Look at the modules", []), ("Look again", ["--continue"])):
-                argv = [sys.executable, "-m", "sneakycode.cli.main", "-p", task, "--base-url", server.base_url,
+                argv = [sys.executable, "-m", "sneakycode.faces.cli.main", "-p", task, "--base-url", server.base_url,
                         "--model", "scripted-model", "--workspace", str(ws), "--yes", "--output-format", "json",
                         *more]
                 done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)

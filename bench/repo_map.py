@@ -189,7 +189,7 @@ def tool_route(requests: list[dict[str, Any]], map_text: str) -> int:
 
 def route_table(temp: Path) -> None:
     tree = temp / "tree-None"
-    map_out = subprocess.run([sys.executable, "-m", "sneakycode.cli.main", "map", "--workspace", str(tree),
+    map_out = subprocess.run([sys.executable, "-m", "sneakycode.faces.cli.main", "map", "--workspace", str(tree),
                               "--tokens", str(TOKENS)], capture_output=True, text=True, env={**os.environ, **ENV,
                               "PYTHONPATH": str(SRC), "XDG_STATE_HOME": str(temp / "state")}, check=True)
     path, line = "", ""
@@ -241,7 +241,7 @@ def run_task(temp: Path, tree: Path, task: str, steps: list[dict[str, Any]], *, 
         (work / ".sneakycode" / "config.toml").write_text("[repo_map]\nenabled = false\n")
     script = [{"tool_calls": [step]} for step in steps] + [{"content": "Done."}]
     with ScriptedServer({"steps": script, "models": ["scripted-model"]}) as server:
-        subprocess.run([sys.executable, "-m", "sneakycode.cli.main", "-p", task, "--base-url", server.base_url,
+        subprocess.run([sys.executable, "-m", "sneakycode.faces.cli.main", "-p", task, "--base-url", server.base_url,
                         "--model", "scripted-model", "--workspace", str(work), "--yes"], capture_output=True,
                        text=True, check=True,
                        env={**os.environ, **ENV, "PYTHONPATH": str(SRC), "XDG_STATE_HOME": str(temp / "state")})

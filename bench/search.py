@@ -202,7 +202,7 @@ def paired_medians(ours: Callable[[], float], reference: Callable[[], float]) ->
 
 def sneakycode_argv() -> list[str]:
     script = Path(sysconfig.get_path("scripts")) / "sneakycode"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.faces.cli.main"]
 
 
 def rg_counts(rg: str, case: GrepCase, tree: Path, env: dict[str, str]) -> dict[str, int]:

@@ -59,7 +59,7 @@ class Case:
 
 def sneakycode_argv() -> list[str]:
     script = Path(sys.executable).with_name("sneakycode")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.cli.main"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.faces.cli.main"]
 
 
 def run_child(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, Sample]:

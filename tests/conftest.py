@@ -79,7 +79,7 @@ def run_cli(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = No
             timeout: float = 60) -> CliResult:
     """Run the real `sneakycode` entry point in a subprocess."""
     proc = subprocess.run(
-        [sys.executable, "-m", "sneakycode.cli.main", *argv],
+        [sys.executable, "-m", "sneakycode.faces.cli.main", *argv],
         cwd=cwd,
         env={**os.environ, **(env or {})},
         input=stdin,
@@ -93,7 +93,7 @@ def run_cli(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = No
 # Whole suites that drive real outside programs turn after turn (an editor client spawning `sneakycode acp`,
 # language servers, eval's many agent runs, doctor's timed probes): slow as a whole, so `make test` leaves
 # them to `make test-slow`, which .ci/run runs after it.
-SLOW_SUITES = ("acp", "evals", "doctor", "tools/lsp")
+SLOW_SUITES = ("faces/acp", "evals", "doctor", "tools/lsp")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -25,7 +25,7 @@ def run_cli_as_user(*argv: str, cwd: Path | None = None, env: dict[str, str] | N
                     timeout: float = 60) -> CliResult:
     """`tests.conftest.run_cli`, with permission bits in force."""
     proc = subprocess.run(
-        as_ordinary_user([sys.executable, "-m", "sneakycode.cli.main", *argv]),
+        as_ordinary_user([sys.executable, "-m", "sneakycode.faces.cli.main", *argv]),
         cwd=cwd,
         env={**os.environ, **(env or {})},
         capture_output=True,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sneakycode.cli.main import SUBCOMMANDS
+from sneakycode.faces.cli.main import SUBCOMMANDS
 from sneakycode.version import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,7 +21,7 @@ def test_every_subcommand_the_readme_shows_exists() -> None:
 
 
 def test_terminal_md_lists_exactly_the_slash_commands_and_interactive_md_has_no_second_table() -> None:
-    from sneakycode.cli.ui.commands import COMMANDS
+    from sneakycode.faces.terminal.commands import COMMANDS
 
     terminal = (ROOT / "docs" / "terminal.md").read_text(encoding="utf-8")
     table = terminal[terminal.index("## Slash commands"):]

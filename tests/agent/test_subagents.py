@@ -23,8 +23,8 @@ from sneakycode.tools.base import Tier, ToolContext
 from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.registry import all_tools
 from tests.agent.test_loop import Events, finish, reply, tc, tool_messages
-from tests.cli.test_headless import ENV, call
 from tests.conftest import project_config, run_cli
+from tests.faces.cli.test_headless import ENV, call
 
 
 def session(ctx: ToolContext, replies: list[Reply], **kwargs: Any) -> tuple[Agent, ScriptedModel, Events, Subagents]:

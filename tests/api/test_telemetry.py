@@ -185,7 +185,7 @@ def test_no_prompt_file_content_command_output_or_key_by_default_and_content_whe
 def test_not_configured_nothing_of_opentelemetry_is_imported(ws: Path) -> None:
     """Zero cost when off: a whole run (the CLI's modules loaded too) without the module ever imported."""
     code = (
-        "import sys, sneakycode, sneakycode.cli.main, sneakycode.cli.headless\n"
+        "import sys, sneakycode, sneakycode.faces.cli.main, sneakycode.faces.cli.headless\n"
         "r = sneakycode.run('hi', workspace=sys.argv[1], base_url=sys.argv[2], model='m', api_key='k', isolated=True)\n"
         "print(r.status, sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
     )

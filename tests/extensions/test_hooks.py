@@ -14,8 +14,8 @@ from typing import Any
 
 from sneakycode.config import user_config_path
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import ENV, call, finish, tool_results
 from tests.conftest import CliResult, project_config, run_cli
+from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 
 
 def hook_script(folder: Path, name: str, body: str) -> str:

@@ -16,7 +16,7 @@ from sneakycode.extensions.invocation import Extensions, load_extensions
 from sneakycode.extensions.places import MAX_FILES_PER_PLACE, MAX_FOLDER_DEPTH
 from sneakycode.testing.server import ScriptedServer
 from sneakycode.tools.base import ToolContext
-from tests.cli.test_headless import finish, headless
+from tests.faces.cli.test_headless import finish, headless
 
 
 def write(path: Path, text: str) -> None:

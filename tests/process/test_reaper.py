@@ -17,8 +17,8 @@ import pytest
 from sneakycode.process.environment import shell_argv
 from sneakycode.process.supervise import run_process
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import ENV, call, finish, tool_results
 from tests.conftest import run_cli
+from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 from tests.process.test_supervise import marker, running_with
 
 OFF = {"SNEAKYCODE_TOOLS__SHELL__SANDBOX": '"off"'}

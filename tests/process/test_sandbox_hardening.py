@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import ENV, call, finish, tool_results
 from tests.conftest import CliResult, run_cli
+from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 from tests.process.test_sandbox import require_bwrap
 from tests.process.test_secrets import key
 

@@ -17,8 +17,8 @@ import pytest
 
 from sneakycode.process.environment import command_environment
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import ENV, call, finish, tool_results
 from tests.conftest import project_config, run_cli
+from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 
 # Every way a command without the sandbox might find a key: its own environment, its parent's start-up
 # environment and command line, and every process it can see.
@@ -114,7 +114,7 @@ def test_hardening_class_2_a_command_without_privileges_cannot_read_the_parents_
     (tmp_path / "ws").mkdir()
     plain = f"plain-{secrets.token_hex(8)}"
     look = "cat /proc/$PPID/environ; cat /proc/$PPID/mem; echo looked"
-    argv = [*prefix, sys.executable, "-m", "sneakycode.cli.main", "tool", "run_command",
+    argv = [*prefix, sys.executable, "-m", "sneakycode.faces.cli.main", "tool", "run_command",
             json.dumps({"command": look}), "--workspace", str(tmp_path / "ws")]
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home"), "PYTHONPATH": os.pathsep.join(sys.path),
            "UNRECOGNISED_SETTING": plain, **OFF}

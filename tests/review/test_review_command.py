@@ -182,7 +182,7 @@ def test_sigint_stops_the_review_with_exit_130_and_no_verdict(repo: Path) -> Non
     (repo / "calc.py").write_text(CALC.replace("a + b", "a - b"))
     slow = {"content": "Let me think about this change for a long while", "chunk_delay": 3.0}
     with ScriptedServer({"steps": [slow, answer("never")], "chunk_size": 4}) as server:
-        argv = [sys.executable, "-m", "sneakycode.cli.main", "review", "--base-url", server.base_url, "--model",
+        argv = [sys.executable, "-m", "sneakycode.faces.cli.main", "review", "--base-url", server.base_url, "--model",
                 "scripted-model", "--workspace", str(repo), "--output-format", "json"]
         proc = subprocess.Popen(argv, env={**os.environ, **LOOPBACK}, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)

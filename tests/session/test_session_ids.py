@@ -1,5 +1,5 @@
 """Hardening round three, class 7: a session id is a name, looked up only inside the state folder, by every
-command that takes one (--resume, undo/rewind --session, `sessions`; ACP session/load in tests/acp)."""
+command that takes one (--resume, undo/rewind --session, `sessions`; ACP session/load in tests/faces/acp)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,8 @@ from sneakycode.session.journal import Journal
 from sneakycode.session.undo import UndoReport, undo_session
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
-from tests.cli.test_rewind import OUTSIDE_TEXT, files_below, swapping
 from tests.conftest import call, run_cli
+from tests.faces.cli.test_rewind import OUTSIDE_TEXT, files_below, swapping
 
 
 def undo(ctx: ToolContext, steps: int | None = None, force: bool = False) -> UndoReport:

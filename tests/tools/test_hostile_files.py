@@ -2,7 +2,7 @@
 
 Hardening classes 3 (protected paths), 5 (only regular files, only up to a limit), 7 (no input crashes a
 tool) and 9 (honest answers). The same inputs through `sneakycode tool` and `sneakycode -p` are in
-tests/cli/test_hostile_inputs.py; races (class 4) in tests/workspace/test_races.py.
+tests/faces/cli/test_hostile_inputs.py; races (class 4) in tests/workspace/test_races.py.
 """
 
 from __future__ import annotations

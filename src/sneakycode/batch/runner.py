@@ -1,6 +1,6 @@
 """One task, start to end: its copy of the repository, `setup`, the agent, `test`, and the result line.
 
-The agent runs as `python -m sneakycode.cli.main -p - --yes --output-format json` in a subprocess: the
+The agent runs as `python -m sneakycode.faces.cli.main -p - --yes --output-format json` in a subprocess: the
 same code path as a user's `-p` run, isolated (a task cannot corrupt another's memory), sandboxed by the
 normal `tools.shell.sandbox` setting (forced to bwrap unless the batch was started with --no-sandbox), and
 stoppable: a cancel sends SIGTERM, which the headless run takes as a clean cancel (see cli/headless.py).
@@ -123,7 +123,7 @@ def agent_command(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_l
                                            "base_url": task.base_url}.items() if value is not None}  # fmt: skip
     config = resolve_model_config(load_settings(copy.path, flags))
     # -P: the task's repository is the working folder, and a `sneakycode/` folder in it must not be imported.
-    argv = [sys.executable, "-P", "-m", "sneakycode.cli.main", "-p", "-", "--yes", "--output-format", "json",
+    argv = [sys.executable, "-P", "-m", "sneakycode.faces.cli.main", "-p", "-", "--yes", "--output-format", "json",
             "--workspace", str(copy.path), "--provider", config.provider, "--model", config.model,
             "--timeout", f"{max(seconds_left, 1.0):.1f}"]  # fmt: skip
     for flag, value in (("--max-turns", task.max_turns), ("--max-tokens", task.max_tokens),

@@ -16,7 +16,7 @@ PROBE = (
     "            seen.append(threading.current_thread().name)\n"
     "        return None\n"
     "sys.meta_path.insert(0, Watch())\n"
-    "from sneakycode.cli.main import main\n"
+    "from sneakycode.faces.cli.main import main\n"
     "with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(SystemExit):\n"
     "    main(['-p', 'hello', '--provider', 'no-such-provider'])\n"
     "for thread in threading.enumerate():\n"

@@ -141,7 +141,7 @@ def test_timeouts_retries_and_backoff_come_from_settings(ws: Path) -> None:
 def test_resolving_a_provider_does_not_import_the_openai_sdk() -> None:
     code = (
         "import sys; from sneakycode.agent.model import providers; "
-        "from sneakycode.cli.main import main; main(['tool', '--list']); "
+        "from sneakycode.faces.cli.main import main; main(['tool', '--list']); "
         "assert 'openai' not in sys.modules, 'openai imported'"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

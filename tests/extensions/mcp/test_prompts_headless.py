@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import ENV, call, finish
 from tests.conftest import CliResult, run_cli
 from tests.extensions.mcp.servers import fixture_server, user_servers
+from tests.faces.cli.test_headless import ENV, call, finish
 
 
 def run(ws: Path, task: str, steps: list[dict[str, Any]]) -> tuple[CliResult, list[dict[str, Any]]]:

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import ENV, call, finish
 from tests.conftest import CliResult, run_cli
 from tests.extensions.mcp.servers import user_servers
+from tests.faces.cli.test_headless import ENV, call, finish
 
 # A stdio MCP server on the official SDK: `count` needs an integer n; `loose` has a schema that is not valid
 # JSON Schema. Each call's arguments are appended to the file named by argv[1] as they arrive.

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import ENV, call, finish, tool_results
 from tests.conftest import CliResult, project_config, run_cli
 from tests.extensions.mcp.servers import alive, fixture_server, gone, pid_in, servers_toml, user_servers
+from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 
 
 def headless(ws: Path, steps: list[dict[str, Any]], *flags: str) -> tuple[CliResult, ScriptedServer]:
@@ -134,7 +134,7 @@ def test_ctrl_c_stops_the_servers(ws: Path, tmp_path: Path) -> None:
     user_servers({"fx": fixture_server("--pid-file", str(pid_file))})
     with ScriptedServer({"models": ["scripted-model"], "steps": [call("mcp__fx__hang", seconds=120)]}) as server:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sneakycode.cli.main", "-p", "hang", "--base-url", server.base_url, "--model",
+            [sys.executable, "-m", "sneakycode.faces.cli.main", "-p", "hang", "--base-url", server.base_url, "--model",
              "scripted-model", "--workspace", str(ws), "--yes"],
             env={**os.environ, **ENV}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
@@ -154,7 +154,7 @@ def test_sneakycode_serves_a_second_sneakycode(ws: Path, tmp_path: Path) -> None
     other.mkdir()
     (other / "notes.txt").write_text("from the other workspace\n")
     user_servers({"sc": {"command": sys.executable,
-                         "args": ["-m", "sneakycode.cli.main", "mcp", "serve", "--workspace", str(other)]}})
+                         "args": ["-m", "sneakycode.faces.cli.main", "mcp", "serve", "--workspace", str(other)]}})
     result, server = headless(ws, [call("mcp__sc__read_file", file_path="notes.txt"), finish("read")], "--yes")
     assert result.code == 0, result.stderr
     assert "from the other workspace" in last_result(server.chat_requests[1])
@@ -168,7 +168,7 @@ def test_no_server_survives_a_sigkill_of_sneakycode(ws: Path, tmp_path: Path) ->
     user_servers({"fx": fixture_server("--pid-file", str(pid_file), "--helper-pid-file", str(helper_file))})
     with ScriptedServer({"models": ["scripted-model"], "steps": [call("mcp__fx__hang", seconds=120)]}) as server:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sneakycode.cli.main", "-p", "hang", "--base-url", server.base_url, "--model",
+            [sys.executable, "-m", "sneakycode.faces.cli.main", "-p", "hang", "--base-url", server.base_url, "--model",
              "scripted-model", "--workspace", str(ws), "--yes"],
             env={**os.environ, **ENV}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )

@@ -13,9 +13,9 @@ from typing import Any
 
 from sneakycode.extensions.mcp.transport import MAX_MESSAGE_BYTES
 from sneakycode.testing.server import ScriptedServer
-from tests.cli.test_headless import call, finish, tool_results
-from tests.cli.test_stream_input import LOUD, assert_clean
 from tests.extensions.mcp.servers import user_servers
+from tests.faces.cli.test_headless import call, finish, tool_results
+from tests.faces.cli.test_stream_input import LOUD, assert_clean
 
 DUMP_SERVER = r'''
 import json, sys, time
@@ -63,7 +63,7 @@ def run_with_dump_server(ws: Path, tmp_path: Path, mode: str, size: int) -> tupl
                  '[permissions]\nallow = ["mcp__dump__*"]\n')
     with ScriptedServer({"models": ["scripted-model"], "steps": [call("mcp__dump__dump"), finish("done")]}) as server:
         result = subprocess.run(
-            [sys.executable, "-m", "sneakycode.cli.main", "-p", "Dump", "--base-url", server.base_url, "--model",
+            [sys.executable, "-m", "sneakycode.faces.cli.main", "-p", "Dump", "--base-url", server.base_url, "--model",
              "scripted-model", "--workspace", str(ws)],
             capture_output=True, text=True, env={**os.environ, **LOUD}, timeout=120,
         )  # fmt: skip

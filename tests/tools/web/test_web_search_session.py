@@ -15,9 +15,9 @@ from sneakycode.config import load_settings, user_config_path
 from sneakycode.permissions.gate import Gate
 from sneakycode.testing.server import ScriptedServer
 from sneakycode.tools.context import open_tool_context
-from tests.cli.test_headless import ENV, call, finish, tool_results
 from tests.conftest import call as call_tool
 from tests.conftest import project_config, run_cli
+from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 from tests.tools.web.search_backends import FakeBackend, Result
 from tests.tools.web.site import Site
 

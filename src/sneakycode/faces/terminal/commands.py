@@ -1,0 +1,247 @@
+"""Slash commands of the interactive session; each returns False only when the session should end."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+
+from sneakycode.agent.loop import Agent
+from sneakycode.agent.subagents import Subagents
+from sneakycode.config import LoadedSettings, PermissionMode
+from sneakycode.extensions.invocation import Extensions
+from sneakycode.faces.cli.text import markup_safe, printable
+from sneakycode.faces.terminal import model_commands, session_commands
+from sneakycode.faces.terminal.status import cache_summary
+
+if TYPE_CHECKING:
+    from sneakycode.api.session import Session
+    from sneakycode.extensions.mcp.manager import McpServers
+
+
+@dataclass
+class SlashContext:
+    """`invoke` runs an extension command line; `send` runs one plain request the way a typed task runs;
+    `run` is the session (/model switches its model)."""
+
+    agent: Agent
+    loaded: LoadedSettings
+    console: Console
+    model_line: str
+    extensions: Extensions = field(default_factory=Extensions)
+    invoke: Callable[[str], None] | None = None
+    subagents: Subagents | None = None
+    mcp: McpServers | None = None
+    last_result: Callable[[], str | None] | None = None  # the last tool result, whole (for /expand)
+    run: Session | None = None
+    send: Callable[[str], None] | None = None
+
+
+def _help(sc: SlashContext, _arg: str) -> bool:
+    from rich.table import Table
+    from rich.text import Text
+
+    # Two columns (name, what it does), the descriptions aligned and wrapped in their own column; Text, not
+    # markup, as a description may hold brackets (`[all]`) and an extension's comes from a file.
+    table = Table.grid(padding=(0, 2))
+    table.add_column(no_wrap=True)
+    table.add_column()
+    entries = [(name, text) for name, (_, text) in COMMANDS.items()]
+    entries += [(name, text) for name, text in sc.extensions.slash_entries() if name not in COMMANDS]
+    for name, text in entries:
+        table.add_row(Text.assemble("  ", (f"/{printable(name)}", "bold")), Text(printable(text)))
+    sc.console.print(table)
+    sc.console.print("  Esc or Ctrl-C stops the running turn; Shift+Tab cycles the mode; Ctrl-D (or /exit) leaves.")
+    sc.console.print("  @PATH attaches a file or folder listing; !COMMAND runs a command and shares its output.")
+    return True
+
+
+def _skills(sc: SlashContext, _arg: str) -> bool:
+    skills = sc.extensions.skills.skills
+    if not skills:
+        sc.console.print("No skills. A skill is a folder with a SKILL.md in .sneakycode/skills/ (docs/extending.md).")
+    for found in skills:
+        sc.console.print(f"  [bold]{markup_safe(found.name)}[/] {markup_safe(found.description)}")
+        sc.console.print(f"    [dim]{markup_safe(found.folder)}[/]")
+    return True
+
+
+def _exit(_sc: SlashContext, _arg: str) -> bool:
+    return False
+
+
+def _undo(sc: SlashContext, arg: str) -> bool:
+    from sneakycode.session.undo import undo_session
+
+    if arg and not arg.isdigit():
+        sc.console.print("[red]usage: /undo [N]  (N: how many changes to revert; default all of this session)[/]")
+        return True
+    ctx = sc.agent.ctx
+    report = undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=int(arg) if arg else None,
+                          force=False)
+    for line in report.lines():
+        sc.console.print(markup_safe(line), style=None if report.ok else "red")
+    return True
+
+
+def _rewind(sc: SlashContext, arg: str) -> bool:
+    from sneakycode.errors import CheckpointError
+    from sneakycode.session.rewind import rewind_session
+
+    if arg and not arg.isdigit():
+        sc.console.print("[red]usage: /rewind [TURN]  (files and conversation to before TURN; default: the last)[/]")
+        return True
+    ctx, agent = sc.agent.ctx, sc.agent
+    try:
+        report = rewind_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, turn=int(arg) if arg else None,
+                                max_file_size=sc.loaded.settings.max_file_size_bytes)
+    except CheckpointError as exc:
+        sc.console.print(f"[red]Nothing rewound: {markup_safe(str(exc))}[/]")
+        return True
+    if report.conversation is not None:
+        agent.rewound(report.conversation.messages, report.turn - 1)
+    for line in report.lines():
+        sc.console.print(markup_safe(line), style=None if report.ok else "red")
+    return True
+
+
+def _permissions(sc: SlashContext, _arg: str) -> bool:
+    from sneakycode.faces.cli.permissions_command import rules_report
+
+    sc.console.print(f"mode: {sc.agent.mode}")
+    sc.console.print(markup_safe(rules_report(sc.loaded)))
+    return True
+
+
+def _mode(sc: SlashContext, arg: str) -> bool:
+    if arg not in list(PermissionMode):
+        sc.console.print(f"mode: {sc.agent.mode}  (choose with /mode {' | '.join(PermissionMode)})")
+        return True
+    sc.agent.set_mode(arg)
+    sc.console.print(f"mode set to {arg}")
+    return True
+
+
+def _tasks(sc: SlashContext, _arg: str) -> bool:
+    tasks = sc.agent.ctx.tasks
+    if not tasks:
+        sc.console.print("No tasks yet.")
+    for task in tasks:
+        sc.console.print(f"  {task.get('status', '?'):<12} {markup_safe(str(task.get('content', '')))}")
+    return True
+
+
+def _agents(sc: SlashContext, _arg: str) -> bool:
+    definitions = sc.subagents.definitions if sc.subagents is not None else {}
+    for definition in definitions.values():
+        tools = "all tools" if definition.tools is None else ", ".join(definition.tools)
+        model = f"; model {definition.model}" if definition.model else ""
+        sc.console.print(f"  [bold]{markup_safe(definition.name)}[/] ({markup_safe(definition.source)}): "
+                         f"{markup_safe(definition.description)} [dim]({markup_safe(tools)}{markup_safe(model)})[/]")
+    sc.console.print("[dim]Define more in .sneakycode/agents/NAME.md or .claude/agents/NAME.md (docs/extending.md).[/]")
+    return True
+
+
+def _clear(sc: SlashContext, _arg: str) -> bool:
+    if sc.run is not None:
+        sc.run.clear()  # the session's verb: the editor's /clear does the same
+    else:
+        sc.agent.clear()
+        sc.agent.start_session("clear")
+    sc.console.print("Conversation cleared; files must be read again before they are edited.")
+    return True
+
+
+def _jobs(sc: SlashContext, arg: str) -> bool:
+    """List the session's jobs; `/jobs kill N` ends one (the person at the terminal needs no approval)."""
+    table = sc.agent.ctx.jobs
+    action, _, number = arg.partition(" ")
+    if action == "kill":
+        found = table.get(int(number)) if number.strip().isdigit() else None
+        if found is None:
+            sc.console.print("[red]usage: /jobs kill N  (N: a job id from /jobs)[/]")
+            return True
+        table.kill(found)
+        sc.console.print(f"job {found.id} {found.status}")
+        return True
+    if not table.jobs:
+        sc.console.print("No jobs yet: the model starts one with run_command background=true.")
+    for job in table.jobs.values():
+        info = job.summary()
+        ended = "" if job.running else f" exit {job.exit_code}" if job.signal is None else f" {job.signal}"
+        sc.console.print(f"  [{job.id}] {job.status}{ended}  {info['seconds']} s  {info['output_bytes']} bytes  "
+                         f"{markup_safe(job.command)}")
+        if job.log_path:
+            sc.console.print(f"      [dim]log {markup_safe(str(job.log_path))}[/]")
+    return True
+
+
+def _stats(sc: SlashContext, _arg: str) -> bool:
+    spent = sc.agent.spending
+    cost = "unknown (no price for this model: see docs/headless.md, pricing)" if spent.price is None else (
+        f"${spent.cost:.4f} ({markup_safe(spent.price.source)})")
+    sc.console.print(f"tokens: {spent.prompt_tokens:,} in ({spent.cached_tokens:,} cached), "
+                     f"{spent.completion_tokens:,} out")
+    sc.console.print(f"prompt cache: {cache_summary(spent.cached_tokens, spent.prompt_tokens, spent.cache_reported)}"
+                     + (f"; prefill {spent.prefill_seconds:.1f} s" if spent.prefill_seconds is not None else ""))
+    sc.console.print(f"cost: {cost}")
+    sc.console.print(f"jobs: {len(sc.agent.ctx.jobs.running())} running, {len(sc.agent.ctx.jobs.jobs)} started")
+    return True
+
+
+def _mcp(sc: SlashContext, _arg: str) -> bool:
+    from sneakycode.faces.cli.mcp_command import servers_report
+
+    rows = sc.mcp.rows() if sc.mcp is not None else []
+    sc.console.print(markup_safe(servers_report(rows)))
+    return True
+
+
+def _expand(sc: SlashContext, _arg: str) -> bool:
+    """The last tool result in full: the terminal shows results folded to a few lines."""
+    shown = sc.last_result() if sc.last_result is not None else None
+    if shown is None:
+        sc.console.print("No tool result yet.")
+        return True
+    sc.console.print(markup_safe(shown), highlight=False)
+    return True
+
+
+COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
+    "help": (_help, "show this list"),
+    "undo": (_undo, "[N] revert this session's last N changes (default all)"),
+    "rewind": (_rewind, "[TURN] files (commands' changes too) and conversation back to before TURN (default: last)"),
+    "permissions": (_permissions, "show the mode and the effective rules with their sources"),
+    "mode": (_mode, "[MODE] show or set the permission mode: default, auto-edit, plan, yolo"),
+    "tasks": (_tasks, "show the task list"),
+    "clear": (_clear, "start a fresh conversation in the same session"),
+    "agents": (_agents, "list the subagents the task tool can run"),
+    "model": (model_commands.model, "[small] [NAME] list the server's models, or switch (the small model) to NAME"),
+    "config": (model_commands.config, "[all] the effective settings and where each came from"),
+    "compact": (session_commands.compact, "[FOCUS] summarise the conversation so far (keeping FOCUS in detail)"),
+    "diff": (session_commands.diff, "everything this session changed, as a diff"),
+    "init": (session_commands.init, "have the model write or update AGENTS.md for this repository"),
+    "resume": (session_commands.resume, "[N] list recent sessions, or continue session N's conversation here"),
+    "export": (session_commands.export, "[FILE] save the conversation as Markdown"),
+    "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
+    "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
+    "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),
+    "stats": (_stats, "tokens and cost of this session"),
+    "expand": (_expand, "show the last tool result whole (results are folded to a few lines)"),
+    "exit": (_exit, "leave SneakyCode"),
+    "quit": (_exit, "leave SneakyCode"),
+}
+
+
+def run_slash(sc: SlashContext, line: str) -> bool:
+    name, _, arg = line[1:].strip().partition(" ")
+    found = COMMANDS.get(name)
+    if found is None and sc.invoke is not None and sc.extensions.find(name) is not None:
+        sc.invoke(line)
+        return True
+    if found is None:
+        sc.console.print(f"[red]Unknown command /{markup_safe(name)}.[/] Type /help for the list.")
+        return True
+    return found[0](sc, arg.strip())
