@@ -1,0 +1,65 @@
+"""The names a face speaks in, from one place: errors, events, tool results, images and the approver's call.
+
+Faces (`sneakycode.faces`) import only `sneakycode.api` (the import contract in pyproject.toml); these are the
+types they need to read what a run reports. Behaviour a face needs is a verb on `Session` or a function in
+`api/`, never a type re-exported here. Add a name here only when a face needs it.
+"""
+
+from __future__ import annotations
+
+from sneakycode.agent.events import (
+    AssistantEvent,
+    Event,
+    NoticeEvent,
+    PermissionEvent,
+    ProgressEvent,
+    ReasoningDeltaEvent,
+    ReasoningEvent,
+    StallEvent,
+    SubagentEvent,
+    TasksEvent,
+    TextDeltaEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnEvent,
+    UsageEvent,
+)
+from sneakycode.errors import CheckpointError, ConfigError, ErrorCode, ModelError, SneakyError, ToolError
+from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered, Unattended
+from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, ToolContext, ToolResult
+from sneakycode.tools.images import IMAGE_SUFFIXES
+
+__all__ = [
+    "IMAGE_SUFFIXES",
+    "Approver",
+    "AssistantEvent",
+    "CheckpointError",
+    "ConfigError",
+    "Declined",
+    "ErrorCode",
+    "Event",
+    "ImagePart",
+    "ModelError",
+    "NoticeEvent",
+    "PendingCall",
+    "PermissionEvent",
+    "Preview",
+    "ProgressEvent",
+    "ProposedEdit",
+    "ReasoningDeltaEvent",
+    "ReasoningEvent",
+    "Remembered",
+    "SneakyError",
+    "StallEvent",
+    "SubagentEvent",
+    "TasksEvent",
+    "TextDeltaEvent",
+    "ToolCallEvent",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "ToolResultEvent",
+    "TurnEvent",
+    "Unattended",
+    "UsageEvent",
+]
