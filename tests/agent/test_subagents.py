@@ -12,6 +12,8 @@ from typing import Any
 
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.protocol import AssistantTurn
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.agent.subagent_definitions import load_definitions
 from sneakycode.agent.subagents import Subagents
 from sneakycode.config import load_settings
@@ -27,13 +29,14 @@ from tests.conftest import project_config, run_cli
 from tests.faces.cli.test_headless import ENV, call
 
 
-def session(ctx: ToolContext, replies: list[Reply], **kwargs: Any) -> tuple[Agent, ScriptedModel, Events, Subagents]:
+def session(ctx: ToolContext, replies: list[Reply]) -> tuple[Agent, ScriptedModel, Events, Subagents]:
     definitions, problems = load_definitions(ctx.workspace)
     assert problems == []
     subagents = Subagents(definitions, all_tools())
     model = ScriptedModel(replies)
     events = Events()
-    agent = Agent(model, ctx, events, approver=None, tools=(*all_tools(), subagents.tool), **kwargs)
+    agent = Agent(Binding(BoundModel(model)), Calls(ctx, None, (*all_tools(), subagents.tool)), Conversation(),
+                  RunConfig(events, main=True))
     subagents.attach(agent)
     return agent, model, events, subagents
 
