@@ -17,17 +17,16 @@ from typing import Any
 from sneakycode.agent import compaction_auto
 from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
 from sneakycode.agent.calls import ToolCalls
-from sneakycode.agent.context import ContextManager, estimate_history_tokens, estimate_message_tokens, repair_history
-from sneakycode.agent.events import CallSummary, ReasoningEvent
+from sneakycode.agent.context import ContextManager, repair_history
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.first_request import compose_request
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import user_message
 from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, UserMessage, history_from
+from sneakycode.agent.model_turns import ModelTurns
 from sneakycode.agent.offered import OfferedTools
 from sneakycode.agent.prompts import compose_system_prompt, resumed_system_prompt
-from sneakycode.agent.protocol import AssistantTurn, Usage
-from sneakycode.agent.reasoning_history import assistant_message, policy_of
+from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.agent.results import RunResult, RunStatus
 from sneakycode.agent.roles import Binding, BoundModel
 from sneakycode.agent.setup import Calls, Conversation, RunConfig
@@ -45,7 +44,7 @@ RESUMED_NOTE = "This session was resumed: files read earlier count as unread, so
 HOOKS_CONTEXT = "# Session context from hooks"
 
 
-class Agent(ToolCalls):
+class Agent(ModelTurns, ToolCalls):
     """Runs requests against one ChatModel in one tool session; `history` is the message list so far.
 
     Built from four groups (agent/setup.py, agent/roles.py): `binding`, the models it runs on; `calls`, the
@@ -325,8 +324,6 @@ class Agent(ToolCalls):
             "before the task was finished.",
         )
 
-    # ---- model side ------------------------------------------------------------------------------
-
     def _complete(self) -> AssistantTurn:
         """One model request; when the server says the history is too long (our estimate was low: the last
         resort), shrink the assumed window below what was sent, compact, and try once more if it fits."""
@@ -337,53 +334,6 @@ class Agent(ToolCalls):
                 raise
             compaction_auto.after_context_length(self, exc)
             return self._watched_complete()
-
-    def _watched_complete(self) -> AssistantTurn:
-        """The request, with the stall watch told of everything that arrives (see agent/watch.py)."""
-        self._reasoned = ""
-        # `on_reasoning` is beyond the ChatModel protocol: only a model that says it takes it is given it.
-        extra: dict[str, Any] = (
-            {"on_reasoning": self._on_reasoning} if getattr(self.model, "streams_reasoning", False) else {})
-        with self.watch.model_request() as activity:
-            return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel,
-                                       on_activity=activity, **extra)
-
-    def fixed_tokens(self) -> int:
-        """What every request carries besides the conversation: the system prompt and the tools array."""
-        return estimate_message_tokens(self.history[0]) + self.tools_tokens
-
-    def _on_text(self, text: str) -> None:
-        self.sink.emit({"type": "text_delta", "text": text})
-
-    def _on_reasoning(self, text: str) -> None:
-        self._reasoned += text
-        self.sink.emit({"type": "reasoning_delta", "text": text})
-
-    def account_chore(self, usage: Usage, model_name: str) -> None:
-        """Count a chore's request (a summary) in this run's usage and the session's spending, at the price of
-        the model that ran it."""
-        self.tally.add(usage, model_name)
-
-    def _account(self, reply: AssistantTurn) -> None:
-        self.tally.add(reply.usage, self.model_name)
-        event = self.tally.usage_event(reply.usage, estimate_history_tokens(self.history))
-        self.sink.emit(event)
-        if self.transcript is not None:
-            self.transcript.write("usage", **{k: v for k, v in event.items() if k != "type"})
-
-    def _record_reply(self, reply: AssistantTurn) -> None:
-        if reply.reasoning:
-            event: ReasoningEvent = {"type": "reasoning", "text": reply.reasoning}
-            if self._reasoned and self._reasoned.strip() == reply.reasoning.strip():
-                event["streamed"] = True  # its pieces were shown as they came: a face shows it once
-            self.sink.emit(event)
-            if self.transcript is not None:
-                self.transcript.write("reasoning", text=reply.reasoning)
-        # Reasoning joins the history where the model family was trained to see it again (drop, chain, keep:
-        # agent/reasoning_history.py), recorded once and never rewritten, so the prompt cache keeps it.
-        self._append(assistant_message(reply, policy_of(self.model)))
-        calls: list[CallSummary] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
-        self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
         self._notice(self.checkpoints.end_of_run(self.session_turns) if self.checkpoints else None)
