@@ -18,9 +18,15 @@ def options(server: ScriptedServer, repo: Path, **more: object) -> sneakycode.Op
                               settings={"retry_backoff": 0.01}, **more)  # type: ignore[arg-type]
 
 
-def test_listings_name_the_subagents_servers_models_and_settings(repo: Path) -> None:
+def test_listings_name_the_commands_subagents_servers_models_and_settings(repo: Path) -> None:
+    skill = repo / ".sneakycode" / "skills" / "tidy" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: tidy\ndescription: tidy the code\n---\nTidy it.\n")
     with ScriptedServer({"steps": [], "models": ["m", "other"]}) as server, \
             Session(options(server, repo, max_turns=7)) as session:
+        assert [(s.name, s.description) for s in session.skills()] == [("tidy", "tidy the code")]
+        assert ("tidy", "(skill) tidy the code") in session.commands()
+        assert session.has_command("tidy") and not session.has_command("nothing")
         assert "explore" in [agent.name for agent in session.subagents()]
         assert session.mcp_servers() == []
         assert session.offered_models() == ["m", "other"]

@@ -1,5 +1,6 @@
-"""What a session offers, listed for a face: its subagents, its MCP servers, the models its server lists, its
-effective settings with where each came from, and its background jobs (one of which the person may end)."""
+"""What a session offers, listed for a face: its own slash commands and skills, its subagents, its MCP
+servers, the models its server lists, its effective settings with where each came from, and its background
+jobs (one of which the person may end)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ class SubagentInfo:
     source: str
     tools: tuple[str, ...] | None
     model: str | None
+
+
+@dataclass(frozen=True)
+class SkillInfo:
+    """A skill the model may load (and `/NAME` runs directly): `folder` as the model names it."""
+
+    name: str
+    description: str
+    folder: str
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,17 @@ class CatalogVerbs:
     parts: Parts
     loaded: LoadedSettings
     _running: threading.Lock
+
+    def commands(self) -> list[tuple[str, str]]:
+        """(name, one line of help) for every `/NAME` that `run` expands: custom commands, skills, MCP prompts."""
+        return self.parts.extensions.slash_entries()
+
+    def has_command(self, name: str) -> bool:
+        """Whether `/name` is a custom command, skill or MCP prompt of the session (what `run` expands)."""
+        return self.parts.extensions.find(name) is not None
+
+    def skills(self) -> list[SkillInfo]:
+        return [SkillInfo(s.name, s.description, s.folder) for s in self.parts.extensions.skills.skills]
 
     def subagents(self) -> list[SubagentInfo]:
         return [SubagentInfo(d.name, d.description, d.source, None if d.tools is None else tuple(d.tools), d.model)

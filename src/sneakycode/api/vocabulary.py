@@ -26,7 +26,7 @@ from sneakycode.agent.events import (
 )
 from sneakycode.agent.model.providers import ModelConfig
 from sneakycode.agent.protocol import EventSink
-from sneakycode.api.catalog import McpServerInfo, SettingInfo, SubagentInfo
+from sneakycode.api.catalog import McpServerInfo, SettingInfo, SkillInfo, SubagentInfo
 from sneakycode.api.history import SavedSession, SessionDiff
 from sneakycode.api.mentions import Mentions
 from sneakycode.api.usage import Usage
@@ -68,6 +68,7 @@ __all__ = [
     "SavedSession",
     "SessionDiff",
     "SettingInfo",
+    "SkillInfo",
     "SneakyError",
     "StallEvent",
     "SubagentEvent",

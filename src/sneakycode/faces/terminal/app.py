@@ -78,7 +78,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     history_file = run.prompt_history_path()
     history_file.parent.mkdir(parents=True, exist_ok=True)
     entries = [(name, text) for name, (_, text) in COMMANDS.items()]
-    entries += [entry for entry in run.extensions.slash_entries() if entry[0] not in COMMANDS]
+    entries += [entry for entry in run.commands() if entry[0] not in COMMANDS]
     prompt: PromptSession[str] = PromptSession(
         history=FileHistory(str(history_file)), completer=SlashCompleter(entries, run.complete_path),
         complete_while_typing=False, multiline=True, prompt_continuation=". ",

@@ -40,7 +40,7 @@ def _help(sc: SlashContext, _arg: str) -> bool:
     table.add_column(no_wrap=True)
     table.add_column()
     entries = [(name, text) for name, (_, text) in COMMANDS.items()]
-    entries += [(name, text) for name, text in sc.run.extensions.slash_entries() if name not in COMMANDS]
+    entries += [(name, text) for name, text in sc.run.commands() if name not in COMMANDS]
     for name, text in entries:
         table.add_row(Text.assemble("  ", (f"/{printable(name)}", "bold")), Text(printable(text)))
     sc.console.print(table)
@@ -50,7 +50,7 @@ def _help(sc: SlashContext, _arg: str) -> bool:
 
 
 def _skills(sc: SlashContext, _arg: str) -> bool:
-    skills = sc.run.extensions.skills.skills
+    skills = sc.run.skills()
     if not skills:
         sc.console.print("No skills. A skill is a folder with a SKILL.md in .sneakycode/skills/ (docs/extending.md).")
     for found in skills:
@@ -211,7 +211,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
 def run_slash(sc: SlashContext, line: str) -> bool:
     name, _, arg = line[1:].strip().partition(" ")
     found = COMMANDS.get(name)
-    if found is None and sc.invoke is not None and sc.run.extensions.find(name) is not None:
+    if found is None and sc.invoke is not None and sc.run.has_command(name):
         sc.invoke(line)
         return True
     if found is None:
