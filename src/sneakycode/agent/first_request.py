@@ -5,9 +5,12 @@ The map goes into the first user message, after the request, never into the syst
 is composed before the request is known (the map is focused on what the request mentions), and a message
 once sent is never changed, so every later request, a resume included, extends this one byte for byte and a
 server's prompt cache holds (issue 26). A subagent gets no map (its task names what it needs), nor does a
-conversation a resume or a rewind continues (its first message already had one). The map is built in the
-background from the session's start (tools/codemap/background.py); the first request waits for it at most
-`repo_map.build_seconds` (0.5 s), and goes without it when it is not ready by then (issue 42). Measured against offering a
+conversation a resume or a rewind continues (its first message already had one).
+
+The map is built in the background from the session's start (tools/codemap/background.py), and the first
+request waits for it at most `repo_map.build_seconds` (0.5 s, issue 42): past CUT_SHARE of that, the build is
+cut and what it parsed so far (smallest files first) is mapped; a map not ready even then is left out, and
+the build goes on for the next session. Measured against offering a
 `code_map` tool instead, the first-request map costs fewer tokens for the same answer (bench/repo_map.py,
 docs/code-intelligence.md): the tool needs a round trip that resends the whole conversation, and its
 schema rides on every request.

@@ -65,8 +65,9 @@ def run_batches(
     stop: threading.Event | None = None,
 ) -> tuple[dict[int, Result], bool]:
     """`function(batch)` for each batch, in `workers` processes, the earlier batches started first; stops at
-    `deadline` (time.monotonic()) or when `stop` is set (checked every STOP_POLL seconds). Returns the results by batch number (those that finished) and whether the
-    pool worked: False when processes could not start or one died, the rest of the work being the caller's."""
+    `deadline` (time.monotonic()) or when `stop` is set (checked every STOP_POLL seconds). Returns the results
+    by batch number (those that finished) and whether the pool worked: False when processes could not start or
+    one died, the rest of the work being the caller's."""
     results: dict[int, Result] = {}
     try:
         executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),

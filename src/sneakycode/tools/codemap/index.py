@@ -20,8 +20,8 @@ import os
 import stat
 import threading
 import time
-from collections.abc import Callable
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
