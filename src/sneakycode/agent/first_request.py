@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING
 
 from sneakycode.config import state_dir
 from sneakycode.permissions.rules import hidden_paths
-from sneakycode.tools.codemap.background import MapRequest
-from sneakycode.tools.codemap.repomap import Focus, build_map, with_heading
+from sneakycode.tools.codemap.background import MapBuild, MapRequest
+from sneakycode.tools.codemap.repomap import Focus, RepoMap, build_map, with_heading
 
 if TYPE_CHECKING:
     from sneakycode.agent.loop import Agent
@@ -76,33 +76,35 @@ def first_request_map(agent: Agent, request: str) -> str:
     if wanted is None:
         return ""
     build = ctx.session.map_build.start(wanted)  # the one started as the session opened, if it was
-    seconds = ctx.settings.repo_map.build_seconds
+    root = wanted.root
+    seen = {os.path.relpath(path, root).replace(os.sep, "/") for path in ctx.workspace.ledger.entries}
+    try:
+        repo_map = wait_for_map(build, Focus(frozenset(seen), request), ctx.settings.repo_map.build_seconds)
+    except Exception as exc:  # the map only helps: whatever goes wrong in it, the request goes out without it
+        agent.sink.emit({"type": "notice", "message": f"The repository map was left out: {type(exc).__name__}: {exc}"})
+        return ""
+    if isinstance(repo_map, str):
+        agent.sink.emit({"type": "notice", "message": f"The repository map was left out: {repo_map}"})
+        return ""
+    return with_heading(repo_map) if repo_map.text else ""
+
+
+def wait_for_map(build: MapBuild, focus: Focus, seconds: float) -> RepoMap | str:
+    """The map of `build` toward `focus`, waiting for it at most about `seconds`: past CUT_SHARE of them the
+    build is cut and what it parsed is mapped. A string says why there is none (not ready, the build failed)."""
+    wanted = build.request
     waited_for = not build.ready.is_set()  # a report from long ago is walked again: files may have changed since
     if not build.wait(seconds * CUT_SHARE):
         build.cut()  # what is parsed by now goes out with this request; the rest is parsed after it
         build.wait(seconds * (1 - CUT_SHARE))
     try:
-        if not build.ready.is_set() or build.error is not None:
-            why = f"{type(build.error).__name__}: {build.error}" if build.error is not None else (
-                f"it was not ready within repo_map.build_seconds ({seconds:g} s)")
-            agent.sink.emit({"type": "notice", "message": f"The repository map was left out: {why}"})
-            return ""
-        root = wanted.root
-        seen = {os.path.relpath(path, root).replace(os.sep, "/") for path in ctx.workspace.ledger.entries}
-        repo_map = build_map(
-            root,
-            max_tokens=wanted.max_tokens,
-            hidden=ctx.hidden,
-            max_file_bytes=wanted.max_file_bytes,
-            cache_dir=wanted.cache_dir,
-            focus=Focus(frozenset(seen), request),
-            seconds=seconds,
-            index_dir=wanted.index_dir,
-            refreshed=build.report if waited_for else None,
-        )
-    except Exception as exc:  # the map only helps: whatever goes wrong in it, the request goes out without it
-        agent.sink.emit({"type": "notice", "message": f"The repository map was left out: {type(exc).__name__}: {exc}"})
-        return ""
+        if build.error is not None:
+            return f"{type(build.error).__name__}: {build.error}"
+        if not build.ready.is_set():
+            return f"it was not ready within repo_map.build_seconds ({seconds:g} s)"
+        return build_map(wanted.root, max_tokens=wanted.max_tokens, hidden=wanted.hidden,
+                         max_file_bytes=wanted.max_file_bytes, cache_dir=wanted.cache_dir, focus=focus,
+                         seconds=seconds, index_dir=wanted.index_dir,
+                         refreshed=build.report if waited_for else None)
     finally:
         build.taken.set()
-    return with_heading(repo_map) if repo_map.text else ""

@@ -75,18 +75,18 @@ class MapBuild:
         try:
             index = index_for(request.root, request.cache_dir, request.index_dir)
             with index.lock:
-                report = index.refresh(request.hidden, request.max_file_bytes, None, self._halt)
+                report = index.refresh(request.hidden, request.max_file_bytes, None, self._halt, save=False)
                 if not self._halt.is_set():  # warmed here, so the first request only ranks toward its focus
                     tags = {path: entry.tags for path, entry in index.entries.items()}
                     index.graph.update(tags, report.changed_paths)
                     _, index.ranks = rank_definitions(index.graph, tags, (), (), index.ranks, request.max_tokens)
                 self.report = report
             self.ready.set()
-            if report.pending or report.walk_cut:
-                self.taken.wait()
-                if not self.stopping.is_set():  # the rest, for the next session (and the store)
-                    with index.lock:
-                        index.refresh(request.hidden, request.max_file_bytes, None, self.stopping)
+            self.taken.wait()  # the session's log is written after the first request has its map
+            with index.lock:
+                if (report.pending or report.walk_cut) and not self.stopping.is_set():
+                    index.refresh(request.hidden, request.max_file_bytes, None, self.stopping, save=False)
+                index.flush()  # the rest, for the next session (the store has it already)
         except Exception as exc:  # the map only helps: the first request says why it went without one
             self.error = exc
         finally:

@@ -29,11 +29,12 @@ from sneakycode.config.files import NotRegularFile, OverLimit, read_regular
 from sneakycode.tools.codemap.files import MAX_SOURCE_FILES, source_candidates
 from sneakycode.tools.codemap.graph import ReferenceGraph
 from sneakycode.tools.codemap.parse import parse_files
-from sneakycode.tools.codemap.store import TagStore, content_key, store_in
+from sneakycode.tools.codemap.store import TagStore, blob_key, content_key, store_in
 from sneakycode.tools.codemap.tags import FileTags, has_tags
 from sneakycode.tools.diagnostics.languages import EXTENSIONS
 
 CACHE_NAME = "codemap.jsonl"
+_LOOKUP_BATCH = 500  # keys asked of the shared store at once
 _SEED_SESSIONS = 20  # the newest other session folders looked at for a log to start from
 _FORMAT = 1  # bumped when the tags a query yields change, so an old log is not trusted
 
@@ -75,6 +76,8 @@ class TagIndex:
         self.entries: dict[str, Entry] = {}
         self._log_lines = 0
         self._seeded = False  # loaded from another session's log: the first save writes this session's whole
+        self._unsaved: dict[str, Entry] = {}  # refreshed, not yet in the log (refresh without `save`)
+        self._unsaved_removed = False
         self.lock = threading.Lock()  # held while refreshing, and while ranking from the graph below
         # Kept with the index (rank.py): the reference graph, and the last file ranks the next ranking starts from.
         self.graph = ReferenceGraph()
@@ -83,15 +86,17 @@ class TagIndex:
 
     def refresh(
         self, hidden: Callable[[str], str | None], max_file_bytes: int, deadline: float | None = None,
-        stop: threading.Event | None = None,
+        stop: threading.Event | None = None, save: bool = True,
     ) -> Refresh:
         """Walk the workspace, parse what is new or changed, drop what is gone (or now ignored, hidden, too
         large). Past `deadline` (time.monotonic()), or once `stop` is set, nothing more is parsed: those files
         wait for the next refresh (a changed one keeps its old tags meanwhile), counted in `pending`. Smaller
-        files are parsed first."""
+        files are parsed first. Without `save`, the session's log is written at the next `flush` (a background
+        build writes it once the first request has its map)."""
         report = Refresh()
         seen: set[str] = set()
         wanted: list[tuple[int, str, str, str, os.stat_result]] = []
+        blobs: dict[str, str] = {}  # path -> git's id of its content, where git vouches for it
         for candidate in source_candidates(self.root, lambda name: _language(name) is not None):
             if _past(deadline, stop):
                 report.walk_cut = True  # a huge tree (a home folder): what was not reached stays as it was
@@ -117,9 +122,11 @@ class TagIndex:
             known = self.entries.get(path)
             if not (known and known.mtime_ns == info.st_mtime_ns and known.size == info.st_size):
                 wanted.append((info.st_size, path, candidate.real, language, info))
+                if candidate.blob is not None:
+                    blobs[path] = candidate.blob
         fresh: dict[str, Entry] = {}
         wanted.sort()
-        reused = self._reuse(wanted, max_file_bytes, deadline, stop)
+        reused = self._reuse(wanted, blobs, max_file_bytes, deadline, stop)
         for number, tags in reused.items():
             _, path, _, language, info = wanted[number]
             fresh[path] = self.entries[path] = Entry(info.st_mtime_ns, info.st_size, language, tags)
@@ -142,24 +149,42 @@ class TagIndex:
             del self.entries[path]
         report.files, report.parsed, report.removed = len(self.entries), len(fresh) - len(reused), len(gone)
         report.changed_paths = {*fresh, *gone}
-        self._save(fresh, bool(gone))
+        self._unsaved.update(fresh)
+        self._unsaved_removed = self._unsaved_removed or bool(gone)
+        if save:
+            self.flush()
         return report
 
-    def _reuse(self, wanted: list[tuple[int, str, str, str, os.stat_result]], max_file_bytes: int,
-               deadline: float | None, stop: threading.Event | None) -> dict[int, FileTags]:
-        """The tags the shared store has of the wanted files, by their number: each file read and hashed here,
-        all asked for in one lookup."""
+    def flush(self) -> None:
+        """Write what refreshes found since the last write to the session's log."""
+        fresh = {path: self.entries[path] for path in self._unsaved if path in self.entries}
+        removed = self._unsaved_removed or len(fresh) < len(self._unsaved)
+        self._unsaved, self._unsaved_removed = {}, False
+        self._save(fresh, removed)
+
+    def _reuse(self, wanted: list[tuple[int, str, str, str, os.stat_result]], blobs: dict[str, str],
+               max_file_bytes: int, deadline: float | None, stop: threading.Event | None) -> dict[int, FileTags]:
+        """The tags the shared store has of the wanted files, by their number, all asked for in one lookup:
+        by the blob id git lists for a file it vouches for, else by the hash of the file read here."""
         if self.store is None or not wanted:
             return {}
         keys: dict[int, bytes] = {}
-        for number, (_, _, real, language, _) in enumerate(wanted):
+        for number, (_, path, real, language, _) in enumerate(wanted):
+            if path in blobs:
+                keys[number] = blob_key(language, blobs[path])
+                continue
             if _past(deadline, stop):
                 break
             try:
                 keys[number] = content_key(language, read_regular(real, max_file_bytes, follow_symlinks=False))
             except (OSError, NotRegularFile, OverLimit):
                 continue  # the parse will say so too
-        found = self.store.lookup(keys.values())
+        found: dict[bytes, FileTags] = {}
+        ordered = list(keys.values())
+        for start in range(0, len(ordered), _LOOKUP_BATCH):  # a deadline or a stop is honoured between batches
+            if start and _past(deadline, stop):
+                break
+            found.update(self.store.lookup(ordered[start : start + _LOOKUP_BATCH]))
         return {number: found[key] for number, key in keys.items() if key in found}
 
     def _load(self) -> None:

@@ -1,7 +1,8 @@
 """The tags of source files by their content, shared by every session, batch task and eval task of a machine
 (`repo_map.index_dir`, by default `codemap/` in the state folder).
 
-The key is a hash of the file's language and bytes, never its path or time: a second session, a batch task's
+The key is the file's language and git's id of its bytes (a SHA-1 of them; for a tracked file git says is
+unchanged, the id git lists, so nothing is read), never its path or time: a second session, a batch task's
 worktree or an eval's copy of the same repository finds the tags a first one parsed, wherever the copy lies
 and whenever it was checked out. The key is computed from the very bytes that were parsed (a file that
 changes between the lookup and the parse is stored under its new content). The store holds no paths, so what
@@ -35,8 +36,14 @@ _BUSY_MS = 2_000  # another process writing: wait this long, then go on without 
 
 
 def content_key(language: str, data: bytes) -> bytes:
-    """The key of a file's tags: its language and its bytes, hashed."""
-    return hashlib.blake2b(language.encode() + b"\0" + data, digest_size=20).digest()
+    """The key of a file's tags: its language and git's id of its bytes (so a tracked file git says is unchanged
+    needs no reading: `blob_key` of the id git lists)."""
+    return blob_key(language, hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest())
+
+
+def blob_key(language: str, blob: str) -> bytes:
+    """The key of the tags of a file in `language` whose git blob id is `blob`."""
+    return f"{language}:{blob}".encode()
 
 
 class TagStore:
@@ -156,7 +163,7 @@ def _validated(raw: object) -> FileTags | None:
             if not (isinstance(name, str) and type(line) is int and isinstance(signature, str)):
                 return None
             definitions.append(Definition(name, line, signature))
-        if not all(isinstance(name, str) and type(count) is int for name, count in refs.items()):
+        if not all(type(count) is int for count in refs.values()):  # JSON's keys are always strings
             return None
     except (ValueError, TypeError):
         return None
