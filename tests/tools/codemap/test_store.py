@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,22 @@ def test_hardening_round_three_a_denied_file_never_reaches_a_map_through_the_sto
                    if path.startswith("billing/") else None)
     assert "billing/" not in denied.text and "def record_payment" not in denied.text
     assert denied.refresh.reused == 7
+
+
+def test_a_tracked_file_changed_since_its_commit_is_not_taken_for_its_committed_content(repo: Path,
+                                                                                        tmp_path: Path) -> None:
+    """A tracked file git vouches for is looked up by the blob id git lists; one changed since must be looked
+    up by what is on disk, or the map would show definitions the file no longer has."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "-C", str(repo), "add", "."], check=True)
+    subprocess.run([*git, "-C", str(repo), "commit", "-q", "-m", "one"], check=True)
+    shared = tmp_path / "codemap"
+    build(repo, tmp_path / "a" / "s", shared)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    (clone / "tools" / "lonely.py").write_text("def rewritten_since_the_commit():\n    return 2\n")
+    index_module._indexes.clear()
+    again = build(clone, tmp_path / "b" / "s", shared)
+    assert (again.refresh.reused, again.refresh.parsed) == (8, 1)
+    assert "rewritten_since_the_commit" in again.text and "lonely_helper" not in again.text
