@@ -109,3 +109,17 @@ def test_a_tracked_file_changed_since_its_commit_is_not_taken_for_its_committed_
     again = build(clone, tmp_path / "b" / "s", shared)
     assert (again.refresh.reused, again.refresh.parsed) == (8, 1)
     assert "rewritten_since_the_commit" in again.text and "lonely_helper" not in again.text
+
+
+def test_many_state_folders_keep_only_a_few_connections_open(repo: Path, tmp_path: Path) -> None:
+    """A program making many isolated sessions (each its own temporary state folder) must not keep a database
+    open for each of them."""
+    def open_files() -> int:
+        return len(list(Path("/proc/self/fd").iterdir()))
+
+    before = open_files()
+    for number in range(12):
+        build(repo, tmp_path / f"state{number}" / "s", tmp_path / f"state{number}" / "codemap")
+        index_module._indexes.clear()
+    assert open_files() - before <= 3 * store_module._KEPT_OPEN
+    assert build(repo, tmp_path / "other" / "s", tmp_path / "state0" / "codemap").refresh.reused == 9  # reopened

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
@@ -170,14 +171,20 @@ def _validated(raw: object) -> FileTags | None:
     return FileTags(tuple(definitions), refs)
 
 
-_stores: dict[Path, TagStore] = {}
+_KEPT_OPEN = 4  # stores with an open connection at once: a process making many isolated sessions (each its
+# own temporary state folder) would otherwise keep a connection, and three descriptors, for each of them
+_stores: OrderedDict[Path, TagStore] = OrderedDict()
 _stores_lock = threading.Lock()
 
 
 def store_in(folder: Path) -> TagStore:
-    """The process's store in `folder` (one connection per folder)."""
+    """The process's store in `folder` (one connection per folder, the least recently used closed; a closed
+    store opens again when used)."""
     with _stores_lock:
         store = _stores.get(folder)
         if store is None:
             store = _stores[folder] = TagStore(folder)
+            while len(_stores) > _KEPT_OPEN:
+                _stores.popitem(last=False)[1].close()
+        _stores.move_to_end(folder)
         return store
