@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlparse
 
 from sneakycode.agent.budgets import Budgets, Spending
+from sneakycode.agent.first_request import start_map_build
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, resolve_model_config
 from sneakycode.agent.model.window import discover_context_window
@@ -178,6 +179,8 @@ def assemble(
             undo.callback(shutil.rmtree, ctx.session_dir, ignore_errors=True)
         undo.callback(ctx.close)
         undo.callback(transcript.close)
+        if saved is None:  # a new conversation's map: built while the rest starts (agent/first_request.py)
+            start_map_build(ctx, main.window)
         extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled, user=not loaded.isolated)
         for notice in extensions.notices():
             sink.emit({"type": "notice", "message": notice})

@@ -211,7 +211,10 @@ def sandboxed(
             cwd=cwd,
             network=network.mode == "on",
             readable=readable,
-            hidden=[state_dir(ctx.settings), *map(Path, settings.sandbox_hide)],
+            # The map's shared tags too (repo_map.index_dir may lie outside the state folder): what a command
+            # wrote there would reach other sessions' maps.
+            hidden=[state_dir(ctx.settings), ctx.settings.repo_map.index_folder(state_dir(ctx.settings)),
+                    *map(Path, settings.sandbox_hide)],
             guard=guard,
             proxy_socket=proxy_socket,
         )
