@@ -23,9 +23,9 @@ def goal_repo(ws: Path) -> Path:
 
 def options(server: ScriptedServer, repo: Path, **more: Any) -> sneakycode.Options:
     settings = {"retry_backoff": 0.01, **more.pop("settings", {})}
-    chosen: dict[str, Any] = {"mode": "auto-edit", "until": CHECK, **more}
-    return sneakycode.Options(workspace=repo, base_url=server.base_url, model="qwen2.5-coder-7b", api_key="k",
-                              isolated=True, settings=settings, **chosen)
+    chosen: dict[str, Any] = {"mode": "auto-edit", "until": CHECK, "model": "qwen2.5-coder-7b", **more}
+    return sneakycode.Options(workspace=repo, base_url=server.base_url, api_key="k", isolated=True, settings=settings,
+                              **chosen)
 
 
 def fix() -> list[dict[str, Any]]:
@@ -107,3 +107,33 @@ def test_bad_goal_options_are_refused_before_anything_starts(ws: Path) -> None:
         with pytest.raises(sneakycode.ConfigError):
             sneakycode.Session(sneakycode.Options(workspace=ws, isolated=True, **bad))  # type: ignore[arg-type]
 
+
+
+def test_the_fallback_model_solves_what_the_main_one_could_not_and_both_costs_count(server: ScriptedServer,
+                                                                                    ws: Path) -> None:
+    repo = goal_repo(ws)
+    server.add_steps([finish("done"), finish("done now"), finish("really"), *fix()])
+    prices = {"pricing": {"main-coder": {"input": 1.0, "output": 2.0}, "big-coder": {"input": 10.0, "output": 20.0}},
+              "models.fallback": {"model": "big-coder", "max_cost": 5.0}}
+    result = sneakycode.run("make add right", options(server, repo, model="main-coder", max_turns=3, max_cost=10.0,
+                                                      settings=prices))
+    assert [request["model"] for request in server.chat_requests] == [*["main-coder"] * 3, *["big-coder"] * 3]
+    assert result.status == "finished" and result.solved_by == "big-coder" and (repo / "calc.py").read_text() == FIXED
+    assert set(result.models) == {"main-coder", "big-coder"}
+    assert result.models["big-coder"]["usd"] > result.models["main-coder"]["usd"] > 0
+    assert result.cost["usd"] == round(result.models["big-coder"]["usd"] + result.models["main-coder"]["usd"], 6)
+    # The main model is back for the next request.
+    server.add_steps([{"content": "ok"}])
+    with sneakycode.Session(options(server, repo, model="main-coder", settings=prices, until=None)) as session:
+        session.run("hi")
+    assert server.chat_requests[-1]["model"] == "main-coder"
+
+
+def test_the_fallbacks_own_cost_cap_ends_its_rounds(server: ScriptedServer, ws: Path) -> None:
+    repo = goal_repo(ws)
+    server.add_steps([finish("done"), finish("still done"), finish("and again")])
+    settings = {"pricing": {"main-coder": {"input": 0.0, "output": 0.0}, "big-coder": {"input": 1000.0, "output": 1000.0}},
+                "models.fallback": {"model": "big-coder", "max_cost": 0.01}}
+    result = sneakycode.run("make add right", options(server, repo, model="main-coder", max_turns=1, settings=settings))
+    assert (result.status, result.budget) == ("budget", "max_cost") and result.solved_by is None
+    assert [request["model"] for request in server.chat_requests] == ["main-coder", "big-coder"]
