@@ -115,6 +115,21 @@ class SessionVerbs:
                 agent.transcript.write("history", messages=agent.history, reason=f"resumed session {found.id}")
             return len(agent.history) - 1
 
+    def ask_small(self, question: str, max_tokens: int = 256) -> str:
+        """One question to the small model (the main one without `[models] small`), answered without tools or
+        history, its usage counted as a chore's: the model vote between attempts (batch/attempts.py) uses it."""
+        from sneakycode.agent.messages import UserMessage
+
+        with self._running:
+            agent = self.parts.agent
+            agent.cancel.clear()
+            model, name = (agent.small.model, agent.small.name) if agent.small is not None else (agent.model,
+                                                                                                 agent.model_name)
+            message: UserMessage = {"role": "user", "content": question}
+            reply = model.complete([message], [], max_tokens=max_tokens, cancel=agent.cancel)
+            agent.account_chore(reply.usage, name)
+            return reply.content or ""
+
     def set_goal(self, command: str | None, files: list[str] | None = None) -> None:
         """From the next request on, work until `command` passes (a goal, api/goal.py; `files`: the check's files,
         default those it names); None drops the goal. A ConfigError for a command or files that cannot work."""
