@@ -1,0 +1,33 @@
+"""`-p --until CMD` (issue 40): the real command line loops to a passing check, says so in its JSON result, and
+refuses a bad goal before anything starts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sneakycode.testing.server import ScriptedServer
+from tests.faces.cli.test_headless import CALC, call, finish, headless
+
+
+def test_until_loops_to_a_pass_and_the_json_result_holds_the_check(ws: Path) -> None:
+    (ws / "calc.py").write_text(CALC)
+    (ws / "check_calc.py").write_text("from calc import add\nassert add(2, 3) == 5\n")
+    steps = [finish("done"), call("read_file", file_path="calc.py"),
+             call("str_replace", file_path="calc.py", old_str="return a - b", new_str="return a + b"), finish("fixed")]
+    with ScriptedServer({"steps": steps}) as server:
+        result = headless(server, ws, "make add right", "--until", "python3 check_calc.py", "--yes",
+                          "--output-format", "json")
+        assert len(server.chat_requests) == 4
+    assert result.code == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["status"] == "finished" and shown["check"]["passed"] and shown["check"]["rounds"] == 2
+    assert shown["check"]["files"] == ["check_calc.py"] and shown["solved_by"] == "scripted-model"
+    assert "a + b" in (ws / "calc.py").read_text()
+
+
+def test_a_bad_goal_is_a_usage_error_before_anything_starts(ws: Path) -> None:
+    with ScriptedServer({"steps": []}) as server:
+        result = headless(server, ws, "x", "--until-files", "check.py")
+        assert server.chat_requests == []
+    assert result.code == 2 and "--until-files (Options.until_files) needs a check" in result.stderr
