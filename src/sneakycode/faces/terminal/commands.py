@@ -12,6 +12,7 @@ from sneakycode.agent.loop import Agent
 from sneakycode.agent.subagents import Subagents
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.extensions.invocation import Extensions
+from sneakycode.api.vocabulary import ConfigError
 from sneakycode.faces.cli.text import markup_safe, printable
 from sneakycode.faces.terminal import model_commands, session_commands
 from sneakycode.faces.terminal.status import cache_summary
@@ -154,6 +155,29 @@ def _clear(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
+def _goal(sc: SlashContext, arg: str) -> bool:
+    """`/goal CMD`: from the next task on, work until CMD passes (docs/goals.md); `/goal off` drops it."""
+    if sc.run is None:
+        sc.console.print("[red]/goal needs a session.[/]")
+        return True
+    current = sc.run.options.until
+    if not arg:
+        shown = f"`{markup_safe(current)}`" if current else "none"
+        sc.console.print(f"goal: {shown}  (set with /goal CMD, drop with /goal off)")
+        return True
+    try:
+        sc.run.set_goal(None if arg == "off" else arg)
+    except ConfigError as exc:
+        sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return True
+    if arg == "off":
+        sc.console.print("Goal dropped: tasks end when the model says they are done.")
+    else:
+        sc.console.print(f"Goal set: each task runs until `{markup_safe(arg)}` passes or a budget ends it; the "
+                         "files it names are read-only for the model meanwhile.")
+    return True
+
+
 def _jobs(sc: SlashContext, arg: str) -> bool:
     """List the session's jobs; `/jobs kill N` ends one (the person at the terminal needs no approval)."""
     table = sc.agent.ctx.jobs
@@ -228,6 +252,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),
+    "goal": (_goal, "[CMD|off] work on each task until CMD passes (a goal); show or drop it"),
     "stats": (_stats, "tokens and cost of this session"),
     "expand": (_expand, "show the last tool result whole (results are folded to a few lines)"),
     "exit": (_exit, "leave SneakyCode"),
