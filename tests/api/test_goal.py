@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +131,8 @@ def test_the_fallback_model_solves_what_the_main_one_could_not_and_both_costs_co
 def test_the_fallbacks_own_cost_cap_ends_its_rounds(server: ScriptedServer, ws: Path) -> None:
     repo = goal_repo(ws)
     server.add_steps([finish("done"), finish("still done"), finish("and again")])
-    settings = {"pricing": {"main-coder": {"input": 0.0, "output": 0.0}, "big-coder": {"input": 1000.0, "output": 1000.0}},
+    settings = {"pricing": {"main-coder": {"input": 0.0, "output": 0.0},
+                            "big-coder": {"input": 1000.0, "output": 1000.0}},
                 "models.fallback": {"model": "big-coder", "max_cost": 0.01}}
     result = sneakycode.run("make add right", options(server, repo, model="main-coder", max_turns=1, settings=settings))
     assert (result.status, result.budget) == ("budget", "max_cost") and result.solved_by is None

@@ -193,7 +193,7 @@ class _Rounds:
             self.usage = TokenUsage(**result.usage)
             return
         for key in ("prompt_tokens", "completion_tokens", "total_tokens", "cached_tokens", "prefilled_tokens"):
-            self.usage[key] += result.usage[key]  # type: ignore[literal-required]
+            self.usage[key] += result.usage[key]
         self.usage["estimated"] |= result.usage["estimated"]
         self.usage["cache_reported"] |= result.usage["cache_reported"]
 
@@ -252,7 +252,8 @@ def failed_request(check: dict[str, Any]) -> str:
 def check_line(check: dict[str, Any], rounds: int) -> str:
     """The notice a face shows for each run of the check."""
     when = "before any change" if rounds == 0 else f"after round {rounds}"
-    verdict = "passes" if check["passed"] else ("timed out" if check["timed_out"] else f"fails (exit {check['exit_code']})")
+    failed = "timed out" if check["timed_out"] else f"fails (exit {check['exit_code']})"
+    verdict = "passes" if check["passed"] else failed
     return f"Check `{check['command']}` {verdict} {when}."
 
 

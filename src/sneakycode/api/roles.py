@@ -53,13 +53,13 @@ def role_model_config(loaded: LoadedSettings, main: ModelConfig, key: Literal["s
             context_window=custom.context_window, context_window_source="the custom preset",
         )
     if table is not None and table.api_key_env:
-        key = full_environment().get(table.api_key_env)
-        if not key:
+        secret = full_environment().get(table.api_key_env)
+        if not secret:
             raise ConfigError(
                 f"{loaded.origin_of(f'models.{key}.api_key_env')}: models.{key}.api_key_env names "
                 f"{table.api_key_env}, but that environment variable is not set"
             )
-        config = replace(config, api_key=key, key_source=f"the environment variable {table.api_key_env}")
+        config = replace(config, api_key=secret, key_source=f"the environment variable {table.api_key_env}")
     if table is not None and table.context_window:
         return replace(config, context_window=table.context_window,
                        context_window_source=f"configured ({loaded.origin_of(f'models.{key}.context_window')})")

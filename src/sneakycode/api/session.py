@@ -139,12 +139,11 @@ class Session(SessionVerbs):
     ) -> None:
         from sneakycode.api.approvals import Approvals, remembering
         from sneakycode.api.assembly import assemble
+        from sneakycode.api.goal import check_goal_options
         from sneakycode.api.policy import PolicyApprover
         from sneakycode.api.structured import load_output_schema
         from sneakycode.permissions.gate import Unattended
         from sneakycode.session.changes import ChangeTracker
-
-        from sneakycode.api.goal import check_goal_options
 
         self.options = options = options or Options()
         check_goal_options(options)  # before anything is read or started, like the schema below

@@ -23,7 +23,7 @@ from typing import Any
 
 from sneakycode.api.goal import check_goal_options
 from sneakycode.api.options import Options
-from sneakycode.api.result import Result, TokenUsage
+from sneakycode.api.result import Result, Status, TokenUsage
 from sneakycode.batch.engine import BatchConfig, Executor, run_batch
 from sneakycode.batch.results import read_results
 from sneakycode.batch.runner import tasks_dir
@@ -172,7 +172,8 @@ def apply_diff(top: Path, found: Attempts) -> None:
     try:
         repository_git(["apply", "--whitespace=nowarn", str(found.diff_path)], top)
     except TaskSetupError as exc:
-        raise ConfigError(f"the chosen attempt's change did not apply ({exc}); it is kept in {found.diff_path}") from None
+        raise ConfigError(f"the chosen attempt's change did not apply ({exc}); it is kept in "
+                          f"{found.diff_path}") from None
 
 
 def result_of(found: Attempts, options: Options, applied: bool, cancelled: bool, out_dir: Path) -> Result:
@@ -182,6 +183,7 @@ def result_of(found: Attempts, options: Options, applied: bool, cancelled: bool,
                        estimated=False, cached_tokens=0, prefilled_tokens=0, cache_reported=False, prefill_seconds=None)
     costs = [row["cost_usd"] for row in rows if row["cost_usd"] is not None]
     shown = [{key: value for key, value in row.items() if key not in ("diff", "ended_at")} for row in rows]
+    status: Status
     if cancelled:
         status, message = "cancelled", "Cancelled: every attempt was stopped and its worktree removed."
     elif chosen is None:

@@ -122,10 +122,12 @@ def _agent_parser() -> argparse.ArgumentParser:
 
 def _add_goal(parser: argparse.ArgumentParser) -> None:
     """A goal and its attempts (docs/goals.md)."""
-    parser.add_argument("--until", metavar="CMD", help="with -p: work until CMD passes (exit code 0), or a budget ends it")
+    parser.add_argument("--until", metavar="CMD",
+                        help="with -p: work until CMD passes (exit code 0), or a budget ends it")
     parser.add_argument("--until-files", action="append", metavar="PATH",
                         help="a file of the check the model may not change (repeatable; default: the files CMD names)")
-    parser.add_argument("--check-timeout", type=int, metavar="SECONDS", help="kill the check after this long (default 300)")
+    parser.add_argument("--check-timeout", type=int, metavar="SECONDS",
+                        help="kill the check after this long (default 300)")
     parser.add_argument("--attempts", type=int, default=1, metavar="N",
                         help="with -p: N independent attempts in their own worktrees; the passing one is kept")
     parser.add_argument("--attempt-rule", choices=("first", "vote"), default="first",

@@ -10,9 +10,9 @@ from rich.console import Console
 
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.subagents import Subagents
+from sneakycode.api.vocabulary import ConfigError
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.extensions.invocation import Extensions
-from sneakycode.api.vocabulary import ConfigError
 from sneakycode.faces.cli.text import markup_safe, printable
 from sneakycode.faces.terminal import model_commands, session_commands
 from sneakycode.faces.terminal.status import cache_summary
