@@ -178,6 +178,38 @@ def _goal(sc: SlashContext, arg: str) -> bool:
     return True
 
 
+def _attempts(sc: SlashContext, arg: str) -> bool:
+    """`/attempts N TASK`: N attempts of TASK in their own worktrees (with the /goal check, when one is set);
+    the chosen change is applied only when the person says yes (docs/goals.md)."""
+    from dataclasses import replace
+
+    from sneakycode.batch.attempts import Attempts, run_attempts
+
+    count, _, task = arg.partition(" ")
+    if sc.run is None or not count.isdigit() or not task.strip():
+        sc.console.print("usage: /attempts N TASK  (with /goal CMD set first, the passing attempt is kept)")
+        return True
+
+    def confirm(found: Attempts) -> bool:
+        chosen = found.chosen or {}
+        answer = sc.console.input(f"Apply attempt {chosen.get('attempt')}'s change "
+                                  f"({chosen.get('diff_lines')} changed lines) to the workspace? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    sc.console.print(f"Running {count} attempt(s) in their own worktrees; Ctrl-C cancels them all.")
+    try:
+        result = run_attempts(replace(sc.run.options, attempts=int(count)), task, confirm=confirm)
+    except ConfigError as exc:
+        sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return True
+    for row in result.attempts:
+        check = {True: "passed", False: "failed", None: "no check"}[row["check_passed"]]
+        sc.console.print(f"  attempt {row['attempt']}: {row['status']}, check {check}, {row['turns']} turns, "
+                         f"{row['tokens']} tokens, {row['diff_lines']} changed lines")
+    sc.console.print(markup_safe(result.message))
+    return True
+
+
 def _jobs(sc: SlashContext, arg: str) -> bool:
     """List the session's jobs; `/jobs kill N` ends one (the person at the terminal needs no approval)."""
     table = sc.agent.ctx.jobs
@@ -252,6 +284,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),
+    "attempts": (_attempts, "N TASK run TASK N times in worktrees, keep the passing attempt (asks to apply)"),
     "goal": (_goal, "[CMD|off] work on each task until CMD passes (a goal); show or drop it"),
     "stats": (_stats, "tokens and cost of this session"),
     "expand": (_expand, "show the last tool result whole (results are folded to a few lines)"),
