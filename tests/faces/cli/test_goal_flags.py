@@ -31,3 +31,27 @@ def test_a_bad_goal_is_a_usage_error_before_anything_starts(ws: Path) -> None:
         result = headless(server, ws, "x", "--until-files", "check.py")
         assert server.chat_requests == []
     assert result.code == 2 and "--until-files (Options.until_files) needs a check" in result.stderr
+
+
+def test_a_goals_stream_shows_each_check_and_its_final_event_follows_the_schema(ws: Path) -> None:
+    from importlib.resources import files
+
+    import jsonschema
+
+    (ws / "calc.py").write_text(CALC)
+    (ws / "check_calc.py").write_text("from calc import add\nassert add(2, 3) == 5\n")
+    with ScriptedServer({"steps": [finish("done"), finish("still done")]}) as server:
+        result = headless(server, ws, "make add right", "--until", "python3 check_calc.py", "--max-turns", "2",
+                          "--output-format", "stream-json")
+    assert result.code == 3, result.stderr  # a budget ended it, the check still failing
+    schema = json.loads(files("sneakycode.faces.cli").joinpath("stream_schema.json").read_text())
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    for event in events:
+        jsonschema.Draft202012Validator(schema).validate(event)
+    notices = [e["message"] for e in events if e["type"] == "notice"]
+    assert [n for n in notices if n.startswith("Check ")] == [
+        "Check `python3 check_calc.py` fails (exit 1) before any change.",
+        "Check `python3 check_calc.py` fails (exit 1) after round 1.",
+        "Check `python3 check_calc.py` fails (exit 1) after round 2."]
+    final = events[-1]
+    assert (final["status"], final["budget"], final["check"]["passed"]) == ("turn_limit", "max_turns", False)
