@@ -55,3 +55,22 @@ def test_a_goals_stream_shows_each_check_and_its_final_event_follows_the_schema(
         "Check `python3 check_calc.py` fails (exit 1) after round 2."]
     final = events[-1]
     assert (final["status"], final["budget"], final["check"]["passed"]) == ("turn_limit", "max_turns", False)
+
+
+def test_attempts_through_p_keep_the_passing_attempt_and_apply_it_with_yes(ws: Path) -> None:
+    import subprocess
+
+    (ws / "calc.py").write_text(CALC)
+    (ws / "check_calc.py").write_text("from calc import add\nassert add(2, 3) == 5\n")
+    for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "s"]):
+        subprocess.run(["git", "-C", str(ws), *argv], check=True)
+    # One worker: attempt 1 only says it is done (its three turns spent), attempt 2 fixes add.
+    steps = [finish("done"), finish("done!"), finish("done!!"), call("read_file", file_path="calc.py"),
+             call("str_replace", file_path="calc.py", old_str="return a - b", new_str="return a + b"), finish("fixed")]
+    with ScriptedServer({"steps": steps}) as server:
+        result = headless(server, ws, "make add right", "--until", "python3 check_calc.py", "--attempts", "2",
+                          "--max-turns", "3", "--yes", "--output-format", "json")
+    assert result.code == 0, result.stderr
+    shown = json.loads(result.stdout)
+    assert shown["chosen_attempt"] == 2 and [row["check_passed"] for row in shown["attempts"]] == [False, True]
+    assert "a + b" in (ws / "calc.py").read_text() and "applied to the workspace" in shown["result"]
