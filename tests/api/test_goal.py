@@ -137,3 +137,32 @@ def test_the_fallbacks_own_cost_cap_ends_its_rounds(server: ScriptedServer, ws: 
     result = sneakycode.run("make add right", options(server, repo, model="main-coder", max_turns=1, settings=settings))
     assert (result.status, result.budget) == ("budget", "max_cost") and result.solved_by is None
     assert [request["model"] for request in server.chat_requests] == ["main-coder", "big-coder"]
+
+
+def test_the_goal_stops_at_the_cost_budget(server: ScriptedServer, ws: Path) -> None:
+    repo = goal_repo(ws)
+    server.add_steps([finish("done"), finish("done again")])
+    prices = {"pricing": {"main-coder": {"input": 1000.0, "output": 1000.0}}}
+    result = sneakycode.run("make add right", options(server, repo, model="main-coder", max_cost=0.01,
+                                                      settings=prices))
+    assert (result.status, result.budget) == ("budget", "max_cost") and len(server.chat_requests) == 1
+
+
+def test_the_goal_stops_at_the_time_budget(server: ScriptedServer, ws: Path) -> None:
+    """The check itself outlasts --timeout: the next round never starts."""
+    repo = goal_repo(ws)
+    server.add_steps([finish("done")])
+    slow = "python3 -c 'import time; time.sleep(1.5); raise SystemExit(1)'"
+    result = sneakycode.run("make add right", options(server, repo, until=slow, timeout=1.0))
+    assert (result.status, result.budget) == ("budget", "timeout") and result.check is not None
+    assert not result.check["passed"]
+
+
+def test_a_check_that_prints_megabytes_is_bounded(server: ScriptedServer, ws: Path) -> None:
+    repo = goal_repo(ws)
+    server.add_steps([finish("done")])
+    loud = "python3 -c 'print(\"x\" * 5_000_000); raise SystemExit(1)'"
+    result = sneakycode.run("make add right", options(server, repo, until=loud, max_turns=1))
+    assert result.check is not None and len(result.check["output"]) <= 65_536
+    sent = [m["content"] for m in server.chat_requests[0]["messages"] if m["role"] == "user"][-1]
+    assert len(sent) < 70_000
