@@ -166,3 +166,28 @@ def test_a_check_that_prints_megabytes_is_bounded(server: ScriptedServer, ws: Pa
     assert result.check is not None and len(result.check["output"]) <= 65_536
     sent = [m["content"] for m in server.chat_requests[0]["messages"] if m["role"] == "user"][-1]
     assert len(sent) < 70_000
+
+
+def test_cancelling_a_goal_during_its_check_ends_the_checks_processes(server: ScriptedServer, ws: Path) -> None:
+    import threading
+
+    from tests.batch.test_attempts import _hanging
+
+    repo = goal_repo(ws)
+    hang = "sleep 297.123"  # the token tests/batch/test_attempts.py looks for in /proc
+    with sneakycode.Session(options(server, repo, until=hang)) as session:
+        session.cancel()  # a cancel before the request is not the goal's: its check still runs
+        seen = threading.Event()
+        watcher = threading.Thread(target=lambda: (_wait_for(lambda: bool(_hanging())), seen.set(), session.cancel()),
+                                   daemon=True)
+        watcher.start()
+        result = session.run("make add right")
+    assert seen.is_set() and result.status == "cancelled" and server.chat_requests == []
+    assert _hanging() == []
+
+
+def _wait_for(condition: Any) -> None:
+    import threading
+
+    while not condition():
+        threading.Event().wait(0.05)

@@ -119,6 +119,7 @@ def run_goal(session: Session, prompt: str, step: Step) -> Result:
     options, agent = session.options, session.agent
     workspace = session.ctx.workspace
     goal = goal_for(options, workspace, session.loaded.settings.tools.shell.max_timeout)
+    agent.cancel.clear()  # a cancel of an earlier request is not this one's (run_turn clears it the same way)
     workspace.held = dict(goal.files)
     try:
         check = run_check(session, goal)
