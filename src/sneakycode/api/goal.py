@@ -134,7 +134,9 @@ def run_goal(session: Session, prompt: str, step: Step) -> Result:
         first = (f"{prompt}\n\nThis request is done when the check `{goal.command}` passes (exit code 0); it fails "
                  f"now. Its files are read-only for this run: {', '.join(check['files']) or '(none named)'}.")
         outcome = rounds.run(first, check, agent.max_turns)
-        if outcome.check is not None and not outcome.check["passed"] and outcome.status not in ("cancelled", "error"):
+        # The fallback takes over rounds the main model spent; a session budget used up (tokens, cost, time)
+        # would stop it at once, so then there is nothing to hand over.
+        if outcome.status == "turn_limit" and outcome.check is not None and not outcome.check["passed"]:
             outcome = escalate(session, rounds, prompt, outcome) or outcome
         return outcome
     finally:
