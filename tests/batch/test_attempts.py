@@ -111,3 +111,20 @@ def _stop_when_running(stop: threading.Event) -> None:
 def test_attempts_need_a_git_repository(tmp_path: Path) -> None:
     with pytest.raises(sneakycode.ConfigError, match="needs a git repository"):
         run_attempts(sneakycode.Options(workspace=tmp_path, until="true", attempts=2), "x")
+
+
+def test_without_a_check_the_small_models_vote_picks_the_attempt(tmp_path: Path) -> None:
+    """attempt_rule "vote": the small model reads both diffs and names one (here the second, not the first)."""
+    repo = make_repo(tmp_path, "app", FILES)
+    steps = [call("read_file", file_path="calc.py"),
+             call("str_replace", file_path="calc.py", old_str="return a - b", new_str="return b - a"), finish("1"),
+             call("read_file", file_path="calc.py"),
+             call("str_replace", file_path="calc.py", old_str="return a - b", new_str="return a + b"), finish("2"),
+             {"content": "Attempt 2"}]  # the ballot's answer
+    with ScriptedServer({"steps": steps}) as server:
+        result = run_attempts(options(server, repo, attempts=2, until=None, attempt_rule="vote", isolated=True),
+                              "make add right", confirm=lambda _found: True)
+        ballot = server.chat_requests[-1]["messages"][-1]["content"]
+    assert result.chosen_attempt == 2 and "chosen by the rule `vote`" in result.message
+    assert "## Attempt 1" in ballot and "## Attempt 2" in ballot and "Answer with its number alone" in ballot
+    assert (repo / "calc.py").read_text() == FIXED and result.check is None
