@@ -131,6 +131,10 @@ def agent_command(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_l
                         ("--max-cost", task.max_cost), ("--mode", task.permissions)):  # fmt: skip
         if value is not None:
             argv += [flag, str(value)]
+    if task.until is not None:  # a goal (attempts of one task, batch/attempts.py): the agent works until it passes
+        argv += ["--until", task.until]
+        argv += [f"--until-files={name}" for name in task.until_files or ()]
+        argv += ["--check-timeout", str(task.check_timeout)] if task.check_timeout is not None else []
     # Every task's agent shares this process's store of parsed tags (by content: the tasks' worktrees of one
     # repository parse it once), not its own state folder's.
     shared_tags = loaded.settings.repo_map.index_folder(state_dir(loaded.settings))

@@ -203,7 +203,7 @@ def sandboxed(
         except OSError:
             readable = []
         proxy_socket = proxy_for(ctx, network) if network.mode == "allowlist" else None
-        guard = RepositoryGuard.survey(ctx.workspace.root)
+        guard = RepositoryGuard.survey(ctx.workspace.root, ctx.workspace.held)
         wrapped = bwrap_argv(
             argv,
             bwrap=found.bwrap,
