@@ -5,10 +5,11 @@ The peers (codex, opencode, qwen-code) are installed from the npm registry into 
 npm cannot install (or no npm at all) is skipped with a note. Every agent is pointed at a logging
 OpenAI-compatible endpoint on 127.0.0.1 that answers chat completions with "Done." and anything else (codex's
 Responses API) with an error, since only the first request is measured. Start to first request is timed from
-process start until the endpoint has read the first model request's whole body (not a probe of the
-server); peak RSS is the largest sum over the
-agent's process tree, sampled every 20 ms until it exits (or is stopped once the request was seen). Each agent
-runs `--rounds` times in turn; the table shows medians. Not part of `make test`; `make bench` runs it.
+process start until the endpoint has read the first model request's whole body (not a probe of the server);
+"CPU by then" is the agent's process tree's CPU seconds at that moment (within one 20 ms sample: steadier than
+wall time on a loaded machine); peak RSS is the largest sum over the tree, sampled every 20 ms until the agent
+exits or is stopped, once the request was seen. Each agent runs `--rounds` times in turn; the table shows
+medians. Not part of `make test`; `make bench` runs it.
 
     python bench/peers.py [--rounds 3] [--keep DIR]
 """
@@ -133,12 +134,19 @@ class Agent:
     firsts: list[Seen] = field(default_factory=list)
     waits: list[float] = field(default_factory=list)
     rss_mb: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    """CPU seconds of the process tree when the first request was seen (within one 20 ms sample)."""
     note: str = ""
 
 
-def tree_rss_kb(session: int) -> int:
-    """The summed resident memory of every process in this session (the agent and what it started)."""
-    total = 0
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_usage(session: int) -> tuple[int, float]:
+    """The summed resident memory (KiB) and CPU seconds of every live process in this session (the agent and
+    what it started); CPU of processes that already ended is not counted."""
+    rss = 0
+    cpu = 0.0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
@@ -147,12 +155,13 @@ def tree_rss_kb(session: int) -> int:
             fields = stat[stat.rindex(")") + 2:].split()
             if int(fields[3]) != session:  # the session id, after state, ppid, pgrp
                 continue
+            cpu += (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
             for line in Path(entry.path, "status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
+                    rss += int(line.split()[1])
         except (OSError, ValueError):
             continue
-    return total
+    return rss, cpu
 
 
 def agent_turn(requests: list[Seen]) -> Seen | None:
@@ -168,9 +177,13 @@ def run_once(agent: Agent, endpoint: Endpoint) -> None:
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     peak = 0
     first: Seen | None = None
+    cpu_at_first: float | None = None
     while proc.poll() is None:
-        peak = max(peak, tree_rss_kb(proc.pid))
+        rss, cpu = tree_usage(proc.pid)
+        peak = max(peak, rss)
         first = agent_turn(endpoint.requests[seen:])
+        if first is not None and cpu_at_first is None:
+            cpu_at_first = cpu
         elapsed = monotonic() - start
         if (first is not None and monotonic() - first.at > GRACE) or (first is None and elapsed > LIMIT):
             break
@@ -185,6 +198,8 @@ def run_once(agent: Agent, endpoint: Endpoint) -> None:
     agent.firsts.append(first)
     agent.waits.append(first.at - start)
     agent.rss_mb.append(peak / 1024)
+    if cpu_at_first is not None:
+        agent.cpu.append(cpu_at_first)
 
 
 def install_peers(folder: Path) -> tuple[dict[str, Path], list[str]]:
@@ -260,14 +275,15 @@ def make_agents(commands: dict[str, Path], base_url: str, root: Path) -> list[Ag
 
 
 def print_table(agents: list[Agent]) -> None:
-    print("| agent | tools | first request (chars) | start to first request | peak RSS | endpoint |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| agent | tools | first request (chars) | start to first request | CPU by then | peak RSS | endpoint |")
+    print("|---|---:|---:|---:|---:|---:|---|")
     for agent in agents:
         if not agent.firsts:
-            print(f"| {agent.name} | | | | | {agent.note} |")
+            print(f"| {agent.name} | | | | | | {agent.note} |")
             continue
         first = agent.firsts[-1]
-        print(f"| {agent.name} | {first.tools} | {first.chars:,} | {statistics.median(agent.waits):.2f} s | "
+        cpu = f"{statistics.median(agent.cpu):.2f} s" if agent.cpu else "?"
+        print(f"| {agent.name} | {first.tools} | {first.chars:,} | {statistics.median(agent.waits):.2f} s | {cpu} | "
               f"{statistics.median(agent.rss_mb):.0f} MB | {first.path} |")
 
 
@@ -289,10 +305,12 @@ def main() -> int:
             agents = make_agents(commands, base_url, root)
             for round_index in range(args.rounds + 1):  # round 0 warms the disk cache and is not counted
                 for agent in agents:
-                    before = (len(agent.firsts), len(agent.waits), len(agent.rss_mb))
+                    before = (len(agent.firsts), len(agent.waits), len(agent.cpu))
                     run_once(agent, endpoint)
                     if round_index == 0 and len(agent.firsts) > before[0]:
                         agent.firsts.pop(), agent.waits.pop(), agent.rss_mb.pop()
+                        if len(agent.cpu) > before[2]:
+                            agent.cpu.pop()
         finally:
             server.shutdown()
         print_table(agents)

@@ -10,6 +10,7 @@ anyway. It behaves as the SDK did where a server is concerned: the same body, th
 from __future__ import annotations
 
 import json
+import os
 import ssl
 from collections.abc import Generator, Iterator
 from typing import Any
@@ -46,8 +47,7 @@ class HttpTransport:
             # A proxy from the environment must not swallow the requests to a server on this machine.
             trust_env=not loopback,
             verify=loopback_verify(endpoint.scheme) if loopback else True,
-            headers={"Authorization": f"Bearer {config.api_key}", "User-Agent": f"sneakycode/{__version__}",
-                     "Accept": "application/json"},
+            headers=_headers(config.api_key),
         )
 
     def close(self) -> None:
@@ -89,6 +89,16 @@ class HttpTransport:
         if response.status_code >= 400:
             raise status_error(response.status_code, response.text, response.headers)
         return response
+
+
+def _headers(api_key: str) -> dict[str, str]:
+    headers = {"Authorization": f"Bearer {api_key}", "User-Agent": f"sneakycode/{__version__}",
+               "Accept": "application/json"}
+    # What the SDK sends when these are set, so an OpenAI key scoped to an organization or project still works.
+    for variable, header in (("OPENAI_ORG_ID", "OpenAI-Organization"), ("OPENAI_PROJECT_ID", "OpenAI-Project")):
+        if os.environ.get(variable):
+            headers[header] = os.environ[variable]
+    return headers
 
 
 def _chunk(data: object) -> dict[str, Any]:
