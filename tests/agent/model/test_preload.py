@@ -11,7 +11,7 @@ from pathlib import Path
 
 from sneakycode.testing.server import ScriptedServer
 
-# Notes which thread first asks for each of `httpx2` and `openai`, runs `sneakycode ARGV`, then prints them.
+# Notes which thread first asks for each of `httpx2`, `openai` and `lxml`, runs `sneakycode ARGV`, prints them.
 PROBE = (
     "import contextlib, io, json, sys, threading\n"
     "seen = {}\n"
@@ -45,10 +45,11 @@ def test_an_agent_run_imports_the_http_library_on_a_thread_of_its_own(ws: Path) 
     }
 
 
-def test_a_headless_run_reaches_the_server_without_importing_the_openai_sdk(ws: Path) -> None:
-    """Regression (issue 42): every model run imported the SDK (about 0.5 s of CPU, 800+ modules)."""
+def test_a_headless_run_reaches_the_server_without_importing_the_openai_sdk_or_the_page_converter(ws: Path) -> None:
+    """Regression (issue 42): every model run imported the SDK (about 0.5 s of CPU, 800+ modules), and web_fetch's
+    page converter (lxml) with the tool, though a run that fetches no page never uses it."""
     with ScriptedServer([{"content": "Done."}]) as server:
         seen = first_importers(["-p", "Say done", "--base-url", server.base_url, "--model", "m", "--api-key", "k"],
                                ws)
         assert len(server.chat_requests) == 1
-    assert "openai" not in seen and "httpx2" in seen
+    assert "openai" not in seen and "lxml" not in seen and "httpx2" in seen
