@@ -33,4 +33,8 @@ def start_sdk_import() -> None:
 def _import() -> None:
     # A failure is left to the same import where the client is built, which reports it.
     with contextlib.suppress(Exception):
-        import httpx2  # noqa: F401
+        import httpx2
+
+        # httpx2 imports its connection layer (httpcore2) only when the first transport is built, some 20 ms
+        # more: a throwaway one is built here (verify=False, so no CA bundle is loaded for it).
+        httpx2.HTTPTransport(verify=False, trust_env=False).close()
