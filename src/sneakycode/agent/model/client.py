@@ -83,6 +83,11 @@ class OpenAIChatModel:
         self._transport.close()
 
     @property
+    def closed(self) -> bool:
+        """Whether `close` let go of the connections (a switched-away model's client must)."""
+        return self._transport.closed
+
+    @property
     def reasoning_policy(self) -> ReasoningPolicy:
         """Which replies' reasoning the history keeps for this model (agent/reasoning_history.py)."""
         return reasoning_policy_for(self.config.model, self.config.reasoning_history)

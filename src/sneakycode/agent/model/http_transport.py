@@ -53,6 +53,10 @@ class HttpTransport:
     def close(self) -> None:
         self._client.close()
 
+    @property
+    def closed(self) -> bool:
+        return self._client.is_closed
+
     def stream(self, body: dict[str, Any]) -> Generator[dict[str, Any], None, None]:
         try:
             with self._client.stream("POST", f"{self._base}/chat/completions", json=body) as response:

@@ -56,6 +56,10 @@ class SdkTransport:
     def close(self) -> None:
         self._client.close()
 
+    @property
+    def closed(self) -> bool:
+        return self._client.is_closed()
+
     def _create(self, body: dict[str, Any]) -> Any:
         named = {key: body[key] for key in NAMED if key in body}
         extra = {key: value for key, value in body.items() if key not in NAMED and key != "model"}
