@@ -314,6 +314,11 @@ class Settings(_Strict):
     retry_backoff: float = Field(
         1.0, ge=0, description="Seconds before the first retry; doubles each retry (with jitter) unless Retry-After."
     )
+    model_client: Literal["builtin", "openai-sdk"] = Field(
+        "builtin",
+        description="What carries model requests: `builtin`, a thin chat-completions client on httpx2 (starts about "
+        "0.5 s sooner), or `openai-sdk`, the official OpenAI SDK; retries, errors and stream assembly are the same.",
+    )
     tool_calls: Literal["auto", "native", "text"] = Field(
         "auto",
         description="Tool calls written as text: `auto` parses them until the model calls a tool natively, and only "
