@@ -17,7 +17,7 @@ from acp import schema, text_block
 
 from sneakycode.testing.server import ScriptedServer
 from tests.extensions.mcp.servers import FIXTURE, alive, pid_in
-from tests.faces.acp.conftest import Editor, agent_env, call, initialized, run, running_agent
+from tests.faces.acp.conftest import Editor, agent_env, call, initialized, run, running_agent, spawned_agent
 
 # The command may run in a sandbox with its own process ids, so it is found by its unusual command line.
 SLEEP = "sleep 118.7531"
@@ -87,7 +87,7 @@ def test_a_client_that_vanishes_mid_turn_ends_the_session_with_nothing_left_runn
                                env=[])
 
     async def go() -> tuple[int, Any]:
-        async with running_agent(editor, server) as (conn, process):
+        async with spawned_agent(editor, server) as (conn, process):
             await initialized(conn)
             new = await conn.new_session(cwd=str(ws), mcp_servers=[fx])
             turn = asyncio.ensure_future(conn.prompt(session_id=new.session_id, prompt=[text_block("wait")]))

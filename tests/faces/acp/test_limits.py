@@ -118,11 +118,11 @@ def test_an_editor_answer_over_the_limit_fails_our_request_at_once_and_the_disk_
 def test_the_editor_protocol_listens_on_no_socket_only_its_pipes(ws: Path, server: ScriptedServer) -> None:
     """Hardening round three, advisory class: `sneakycode acp` opens no local listener (no port, no socket a
     stranger could connect to); the editor that started it is the only one that can speak to it."""
-    from tests.faces.acp.conftest import Editor
+    from tests.faces.acp.conftest import Editor, spawned_agent
     from tests.faces.acp.listeners import listening
 
     async def go() -> list[str]:
-        async with running_agent(Editor(), server) as (conn, process):
+        async with spawned_agent(Editor(), server) as (conn, process):
             await initialized(conn)
             await conn.new_session(cwd=str(ws), mcp_servers=[])
             return listening(process.pid)

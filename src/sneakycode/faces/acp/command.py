@@ -51,7 +51,8 @@ async def serve(workspace: Path | None) -> None:
     reader, writer = await protocol_streams()
     wire = StdioWire(reader, writer, STDIO_LIMIT)
     agent = SneakyAgent(workspace)
-    connection = AgentSideConnection(cast(Any, agent), wire, listening=False)  # implements what it offers
+    connection = AgentSideConnection(cast(Any, agent), wire, listening=False,  # implements what it offers
+                                     use_unstable_protocol=True)  # session/close and session/resume
     loop = asyncio.get_running_loop()
     listening = asyncio.ensure_future(connection.listen())
     for signum in (signal.SIGTERM, signal.SIGHUP):
