@@ -403,7 +403,8 @@ class Agent(ToolCalls):
         # agent/reasoning_history.py), recorded once and never rewritten, so the prompt cache keeps it.
         self._append(assistant_message(reply, policy_of(self.model)))
         calls: list[CallSummary] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
-        self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
+        self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls,
+                        "finish_reason": reply.finish_reason})
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
         self._notice(self.checkpoints.end_of_run(self.session_turns) if self.checkpoints else None)

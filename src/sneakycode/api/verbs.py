@@ -58,6 +58,7 @@ class SessionVerbs:
         from sneakycode.config import PermissionMode
 
         self.parts.agent.set_mode(PermissionMode(mode))
+        self.parts.transcript.write("mode", mode=str(PermissionMode(mode)))  # a loaded session shows it again
 
     def clear(self) -> None:
         """Start the conversation afresh in the same session: every file counts as unread again, and the

@@ -134,7 +134,7 @@ def test_malformed_and_unknown_messages_get_json_rpc_errors_and_the_connection_g
     assert by_id[7]["error"]["code"] == -32600
     assert by_id[8]["error"]["code"] == -32601
     assert by_id[9]["error"]["code"] == -32602
-    assert by_id[10]["error"]["code"] == -32602 and "no session" in json.dumps(by_id[10]["error"])
+    assert by_id[10]["error"]["code"] == -32002 and "no session" in json.dumps(by_id[10]["error"])
     assert by_id[11]["error"]["code"] == -32602 and "absolute" in json.dumps(by_id[11]["error"])
     assert by_id[1]["result"]["protocolVersion"] == 1
     assert by_id[12]["error"]["code"] == -32601  # unstable in the SDK: not offered

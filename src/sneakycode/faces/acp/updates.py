@@ -22,7 +22,6 @@ from acp.helpers import (
     update_agent_message_text,
     update_agent_thought_text,
     update_plan,
-    update_user_message_text,
 )
 
 from sneakycode.errors import ToolError
@@ -125,9 +124,14 @@ def tool_call_start(call_id: str, found: Tool | None, name: str, raw: str,
         session_update="tool_call", tool_call_id=call_id, title=title_of(found, name, arguments),
         kind=tool_kind(found), status="pending", raw_input=arguments,
         locations=locations_of(found, arguments, ctx, diff) or None,
-        content=[diff] if diff is not None else None,
+        content=[diff] if diff is not None else None, field_meta=tool_meta(name),
     )
     return start, diff
+
+
+def tool_meta(name: str) -> dict[str, Any]:
+    """The tool's own name, which editors show beside the title (`_meta.toolName`)."""
+    return {"toolName": name}
 
 
 def shown_result(text: str) -> str:
@@ -175,55 +179,6 @@ def message_text(text: str) -> schema.AgentMessageChunk:
 
 def thought_text(text: str) -> schema.AgentThoughtChunk:
     return update_agent_thought_text(text)
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content
-                         if isinstance(part, dict) and part.get("type") == "text")
-    return ""
-
-
-def replayed(messages: list[dict[str, Any]], tool_for: Any, ctx: ToolContext) -> list[Any]:
-    """A saved conversation as the updates that would have shown it: the user's requests, the replies, each
-    tool call (completed or failed, with what the model was told). The system prompt is not shown."""
-    updates: list[Any] = []
-    finishing: set[str] = set()
-    for message in messages:
-        role = message.get("role")
-        if role == "user" and not message.get("tool_images"):
-            text = _content_text(message.get("content"))
-            if text:
-                updates.append(update_user_message_text(text))
-        elif role == "assistant":
-            text = _content_text(message.get("content"))
-            if text:
-                updates.append(message_text(text))
-            for call in message.get("tool_calls") or []:
-                function = call.get("function", {})
-                name = str(function.get("name", ""))
-                arguments = parse_arguments(str(function.get("arguments", "")))
-                found = tool_for(name)
-                if found is not None and found.ends_run:  # finish: its message was the reply
-                    finishing.add(str(call.get("id", "")))
-                    continue
-                paths = found.path_arguments(arguments) if found is not None else []
-                updates.append(schema.ToolCallStart(
-                    session_update="tool_call", tool_call_id=str(call.get("id", "")),
-                    title=title_of(found, name, arguments), kind=tool_kind(found), status="in_progress",
-                    raw_input=arguments,
-                    locations=[schema.ToolCallLocation(path=absolute(ctx, p)) for p, _ in paths] or None,
-                ))
-        elif role == "tool":
-            text = _content_text(message.get("content"))
-            if str(message.get("tool_call_id", "")) in finishing:
-                updates.append(message_text(text))
-                continue
-            failed = text.startswith("Error [")
-            updates.append(tool_call_done(str(message.get("tool_call_id", "")), not failed, text, None))
-    return updates
 
 
 def path_in(root: Path, path: str) -> bool:

@@ -1,0 +1,129 @@
+"""What a face that drives a session for an editor (the Agent Client Protocol face) asks of it beyond the
+verbs every face shares (api/verbs.py): the tools it offers by name, the editor's buffers as the text the
+tools read, the models its server lists, the reasoning effort, what it has cost so far. Each is one call
+here, so a face never reaches into the session's parts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sneakycode.api.options import Options
+
+if TYPE_CHECKING:
+    from sneakycode.api.session import Session
+    from sneakycode.tools.base import ImagePart, Tool, ToolResult
+
+EFFORTS = ("low", "medium", "high")
+LIST_SECONDS = 5.0  # GET /models: a picker without the list is better than a hung session/new
+
+
+def takes_images(options: Options) -> bool:
+    """Whether the model these options start with takes images (False when the settings cannot be read)."""
+    from sneakycode.agent.model.families import supports_images_for
+    from sneakycode.api.settings import load_options
+    from sneakycode.errors import ConfigError
+
+    try:
+        settings = load_options(options).settings
+    except ConfigError:
+        return False
+    return supports_images_for(settings.model, settings.supports_images)
+
+
+def offered_tool(session: Session | None, name: str) -> Tool | None:
+    """The tool `name` as the session offers it to the model (its MCP tools included); without a session,
+    the built-in one by that name."""
+    from sneakycode.tools.registry import get_tool
+
+    offered = session.parts.agent.gate.offered if session is not None else None
+    return offered.get(name) if offered is not None else get_tool(name)
+
+
+def read_through(session: Session, text_of: Callable[[Path], str | None]) -> None:
+    """Every file the session's tools read is asked of `text_of` first (the editor's buffer, unsaved changes
+    included); None from it means the disk. The workspace checks the path before `text_of` is asked."""
+    session.parts.ctx.workspace.editor_text = text_of
+
+
+def served_models(session: Session) -> list[str] | None:
+    """The models the session's server lists (GET /models), or None when it does not answer in time."""
+    from sneakycode.agent.model.providers import list_models
+
+    config = session.config
+    try:
+        return list_models(config.base_url, config.api_key, LIST_SECONDS)
+    except (OSError, ValueError):
+        return None
+
+
+def effort_levels(session: Session) -> tuple[str, ...]:
+    """The reasoning efforts the main model can be asked for (none when its family takes no effort)."""
+    from sneakycode.agent.model.reasoning_policy import reasoning_policy_for
+
+    config = session.config
+    policy = reasoning_policy_for(config.model, config.reasoning_history)
+    return () if policy.effort == "none" else EFFORTS
+
+
+def reasoning_effort(session: Session) -> str | None:
+    return session.config.reasoning_effort
+
+
+def set_reasoning_effort(session: Session, effort: str) -> None:
+    """Ask the main model for `effort` from the next request on; a ValueError when the model takes none or
+    `effort` is not one of low, medium, high."""
+    if effort not in effort_levels(session):
+        raise ValueError(f"{session.config.model} takes no reasoning effort {effort!r}")
+    parts = session.parts
+    parts.config = replace(parts.config, reasoning_effort=effort)
+    model: Any = parts.agent.model
+    if hasattr(model, "config"):  # the OpenAI-compatible client reads its config on every request
+        model.config = replace(model.config, reasoning_effort=effort)
+
+
+def spent(session: Session) -> dict[str, Any]:
+    """What the session has cost so far (the `cost` object of the JSON result: usd, tokens, seconds)."""
+    return session.parts.agent.spending.report()
+
+
+def needs_setup(error: Exception) -> bool:
+    """Whether a session could not start because no provider is configured yet (the first-run setup's case)."""
+    from sneakycode.agent.model.providers import SETUP_HELP
+
+    return str(error) == SETUP_HELP
+
+
+def user_config_file() -> Path:
+    """The user's own config file, where the first-run setup saves its choice."""
+    from sneakycode.config import user_config_path
+
+    return user_config_path()
+
+
+def workspace_root(session: Session) -> Path:
+    return session.parts.ctx.workspace.root
+
+
+def images_taken(session: Session) -> bool:
+    """Whether the model in use now takes images."""
+    return session.parts.ctx.supports_images
+
+
+def read_for_user(session: Session, path: str) -> ToolResult:
+    """`read_file` of `path` as the user's own call (a file they attached): recorded as read, so the model may
+    edit it; deny rules and hidden paths refuse it, nothing asks."""
+    from sneakycode.tools.registry import all_tools
+
+    reader = next(found.name for found in all_tools() if found.records_read)  # found by its facet
+    return session.parts.agent.gate.run_direct(reader, {"file_path": path})
+
+
+def image_of(raw: bytes, label: str) -> ImagePart:
+    """An attached image scaled as `--image` scales it; a ToolError says why it cannot be sent."""
+    from sneakycode.tools.images import prepare_image
+
+    image, _original = prepare_image(raw, label)
+    return image
