@@ -60,12 +60,13 @@ def served_models(session: Session) -> list[str] | None:
 
 
 def effort_levels(session: Session) -> tuple[str, ...]:
-    """The reasoning efforts the main model can be asked for (none when its family takes no effort)."""
-    from sneakycode.agent.model.reasoning_policy import reasoning_policy_for
+    """The reasoning efforts the main model can be asked for: none when its family (on this provider) takes no
+    effort, as the request would send none (agent/model/reasoning_policy.py decides both)."""
+    from sneakycode.agent.model.reasoning_policy import effort_request, reasoning_policy_for
 
     config = session.config
     policy = reasoning_policy_for(config.model, config.reasoning_history)
-    return () if policy.effort == "none" else EFFORTS
+    return EFFORTS if effort_request(policy, "high", config.provider) != ({}, "") else ()
 
 
 def reasoning_effort(session: Session) -> str | None:

@@ -39,8 +39,8 @@ class EditorApprover:
         found = self.live.tool_for(tool_name)
         tool_call = schema.ToolCallUpdate(
             tool_call_id=call_id, title=updates.title_of(found, tool_name, arguments), kind=updates.tool_kind(found),
-            status="pending", raw_input={**arguments, "reason": reason},
-            content=[diff] if diff is not None else None,
+            status="pending", raw_input=arguments,  # the tool's inputs only; why it asks goes in _meta
+            content=[diff] if diff is not None else None, field_meta={**updates.tool_meta(tool_name), "reason": reason},
         )
         listed = ", ".join(rules)
         options = [
