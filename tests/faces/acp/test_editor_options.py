@@ -138,3 +138,34 @@ def test_a_question_withdrawn_by_a_cancel_tells_the_model_the_turn_was_cancelled
     assert run(go).stop_reason == "cancelled"
     told = [m["content"] for m in server.requests[-1].body["messages"] if m["role"] == "tool"]
     assert len(told) == 1 and "cancelled" in told[0] and "declined" not in told[0], told
+
+
+def test_the_setup_method_saves_a_provider_and_model_that_the_next_session_starts_with(
+        ws: Path, server: ScriptedServer) -> None:
+    """`sneakycode acp --setup` (what the editor runs for the terminal method) is the terminal's first-run setup:
+    provider, URL, key and model go to the user config, and a session then starts without any variable."""
+    import os
+    import subprocess
+    import sys
+
+    from sneakycode.agent.model.providers import KEY_PRESETS
+    from tests.faces.acp.conftest import SRC
+
+    bare = {key: value for key, value in agent_env(server).items()
+            if not key.startswith("SNEAKYCODE_") and key != "OPENAI_API_KEY"}
+    custom = str(len(KEY_PRESETS) + 1)  # after the hosted providers (no local server answers here)
+    answers = "\n".join([custom, server.base_url, "", "1"]) + "\n"
+    done = subprocess.run([sys.executable, "-m", "sneakycode.faces.cli.main", "acp", "--setup"], input=answers,
+                          capture_output=True, text=True, timeout=60, start_new_session=True,  # no /dev/tty
+                          env={**bare, "PYTHONPATH": SRC, "HOME": os.environ["HOME"]})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Saved provider custom and model scripted-model" in done.stdout
+    server.add_steps([{"content": "Set up."}])
+
+    async def go() -> Any:
+        async with running_agent(Editor(), server, env=bare) as (conn, _agent):
+            await initialized(conn)
+            new = await conn.new_session(cwd=str(ws), mcp_servers=[])
+            return await conn.prompt(session_id=new.session_id, prompt=[text_block("hi")])
+
+    assert run(go).stop_reason == "end_turn"
