@@ -14,7 +14,7 @@ from sneakycode.api.options import Options
 
 if TYPE_CHECKING:
     from sneakycode.api.session import Session
-    from sneakycode.tools.base import ImagePart, Tool, ToolResult
+    from sneakycode.tools.base import ImagePart, ProposedEdit, Tool, ToolResult
 
 EFFORTS = ("low", "medium", "high")
 LIST_SECONDS = 5.0  # GET /models: a picker without the list is better than a hung session/new
@@ -128,3 +128,49 @@ def image_of(raw: bytes, label: str) -> ImagePart:
 
     image, _original = prepare_image(raw, label)
     return image
+
+
+def absolute_path(session: Session, path: str) -> str:
+    """A workspace path as the absolute path an editor opens (resolved by the workspace guard when it can)."""
+    from sneakycode.errors import ToolError
+
+    workspace = session.parts.ctx.workspace
+    try:
+        return str(workspace.resolve(path))
+    except ToolError:
+        return str((workspace.root / path).resolve())
+
+
+def proposed_edit(session: Session, found: Tool, arguments: dict[str, Any]) -> ProposedEdit | None:
+    """What an edit call would write if approved now, computed by the tool's own `proposed` facet against the
+    file as it is: None for a tool that is no edit, or an edit that would fail."""
+    from sneakycode.errors import ToolError
+    from sneakycode.tools.registry import validate
+
+    if found.proposed is None:
+        return None
+    try:
+        return found.proposed(validate(found, arguments), session.parts.ctx)
+    except (ToolError, OSError):
+        return None
+
+
+def written_text(session: Session, path: str) -> tuple[Path, str] | None:
+    """The file `path` as it is on disk now (after an edit), for the editor's buffer: its real path and text.
+    None for a file outside what the workspace may read, over the size limit, with a BOM, or not UTF-8 (the
+    editor reloads those from the disk itself)."""
+    from sneakycode.errors import ToolError
+
+    workspace = session.parts.ctx.workspace
+    try:
+        opened = workspace.open_file(path)
+        with opened.fh:
+            raw = opened.fh.read(workspace.max_file_size_bytes + 1)
+    except (ToolError, OSError):
+        return None
+    if len(raw) > workspace.max_file_size_bytes or raw.startswith(b"\xef\xbb\xbf"):
+        return None
+    try:
+        return opened.path, raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

@@ -26,7 +26,7 @@ from sneakycode.agent.events import (
 )
 from sneakycode.errors import CheckpointError, ConfigError, ErrorCode, ModelError, SneakyError, ToolError
 from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered, Unattended
-from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, ToolContext, ToolResult
+from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, Tool, ToolContext, ToolResult
 from sneakycode.tools.images import IMAGE_SUFFIXES
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "SubagentEvent",
     "TasksEvent",
     "TextDeltaEvent",
+    "Tool",
     "ToolCallEvent",
     "ToolContext",
     "ToolError",

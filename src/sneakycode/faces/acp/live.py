@@ -148,7 +148,7 @@ class LiveSession:
                 self._quiet.add(call_id)
             return
         assert self.session is not None
-        start, diff = updates.tool_call_start(call_id, found, name, raw, self.session.ctx)
+        start, diff = updates.tool_call_start(call_id, found, name, raw, self.session)
         if diff is not None and not sub:  # kept, so a loaded session shows the same diff (replay.py)
             note(self.session, "diff", **diff_note(call_id, diff))
         with self._lock:
@@ -177,7 +177,7 @@ class LiveSession:
             assert found is not None
             for path, folder in found.path_arguments(arguments):
                 if not folder:  # before the result goes out, so the editor shows the edit it reports
-                    self.files.show_written(self.session.ctx, path)
+                    self.files.show_written(self.session, path)
         self.post(updates.tool_call_done(call_id, success, content, diff))
 
     def pending_diff(self, call_id: str) -> schema.FileEditToolCallContent | None:

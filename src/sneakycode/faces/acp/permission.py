@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from acp import schema
 
+from sneakycode.api.always import allow_always, rules_for
+from sneakycode.api.vocabulary import PendingCall, Remembered, ToolContext
 from sneakycode.faces.acp import updates
 from sneakycode.faces.acp.live import LiveSession
-from sneakycode.permissions.always import allow_for_session, always_rules
-from sneakycode.permissions.gate import PendingCall, Remembered
-from sneakycode.tools.base import ToolContext
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
 
@@ -32,8 +31,7 @@ class EditorApprover:
         """Asked only about calls the session has no remembered answer for (api/approvals.py); "always" and
         "never" are answered as Remembered, so the session keeps them."""
         tool_name, arguments = call.name, call.arguments
-        loaded = self.ctx.loaded
-        rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
+        rules = rules_for(self.ctx, call)
         call_id = f"{call.agent}/{call.id}" if call.agent else call.id  # as live.emit announced it
         diff = self.live.pending_diff(call_id)
         found = self.live.tool_for(tool_name)
@@ -58,6 +56,6 @@ class EditorApprover:
         if chosen == ALLOW_ONCE:
             return True
         if chosen == ALLOW_ALWAYS:
-            allow_for_session(loaded, rules)
+            allow_always(self.ctx, rules)
             return Remembered(True)
         return Remembered(False) if chosen == REJECT_ALWAYS else False

@@ -10,13 +10,16 @@ request, before the request itself) and `diff` (an edit's diff, by call id).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import schema
 from acp.helpers import tool_diff_content, update_user_message_text
 
+from sneakycode.api.vocabulary import Tool
 from sneakycode.faces.acp import updates
-from sneakycode.faces.acp.updates import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from sneakycode.api.session import Session
 
 # What a request's note keeps of its blocks: text and links (an image's or an embedded file's bytes stay out
 # of the record; an embedded file comes back as a link to it).
@@ -62,9 +65,9 @@ def _user_blocks(blocks: list[dict[str, Any]]) -> list[schema.UserMessageChunk]:
 class Replay:
     """Turns history entries into updates, in order."""
 
-    def __init__(self, tool_for: Callable[[str], Tool | None], ctx: ToolContext) -> None:
+    def __init__(self, tool_for: Callable[[str], Tool | None], session: Session) -> None:
         self.tool_for = tool_for
-        self.ctx = ctx
+        self.session = session
         self.shown: list[Any] = []
         self.diffs: dict[str, schema.FileEditToolCallContent] = {}
         self.finishing: set[str] = set()
@@ -119,6 +122,6 @@ class Replay:
         self.shown.append(schema.ToolCallStart(
             session_update="tool_call", tool_call_id=call_id, title=updates.title_of(found, name, arguments),
             kind=updates.tool_kind(found), status="pending", raw_input=arguments,
-            locations=updates.locations_of(found, arguments, self.ctx, diff) or None,
+            locations=updates.locations_of(found, arguments, self.session, diff) or None,
             content=[diff] if diff is not None else None, field_meta=updates.tool_meta(name),
         ))

@@ -223,7 +223,7 @@ class SneakyAgent:
             assert live.session is not None
             live.start_pump()  # the client named this session: its history may come before the answer
             history = await in_thread(lambda: history_of(live.session), "sneakycode-acp-history")  # type: ignore[arg-type]
-            for update in Replay(live.tool_for, live.session.ctx).of(history.entries):
+            for update in Replay(live.tool_for, live.session).of(history.entries):
                 live.post(update)
             if live.session.tasks:
                 live.post(updates.plan_of(live.session.tasks))
