@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import schema, text_block
 
 from sneakycode.testing.server import ScriptedServer
@@ -78,6 +79,7 @@ def test_cancel_during_a_long_command_ends_the_turn_as_cancelled_and_kills_the_c
     assert [m["role"] for m in last][-2:] == ["tool", "user"] or [m["role"] for m in last][-1] == "user"
 
 
+@pytest.mark.slow  # the real process: its pipes, its lifetime, its memory
 def test_a_client_that_vanishes_mid_turn_ends_the_session_with_nothing_left_running(
         ws: Path, server: ScriptedServer, tmp_path: Path) -> None:
     server.add_steps([call("run_command", command=LONG)])
