@@ -132,7 +132,12 @@ class SneakyAgent:
             raise RequestError.invalid_params({"cwd": f"must be an absolute path, got {cwd!r}"})
         return path
 
-    def _options(self, cwd: str, mcp_servers: list[Any] | None = None, resume: str | None = None) -> Options:
+    def _options(self, cwd: str, mcp_servers: list[Any] | None = None, resume: str | None = None,
+                 more_roots: list[str] | None = None) -> Options:
+        if more_roots:  # not advertised: every guard (paths, sandbox, checkpoints) holds one workspace root
+            raise RequestError.invalid_params({"additionalDirectories": (
+                "SneakyCode works in one workspace folder; open the folder that holds all of "
+                f"{', '.join(more_roots)} (or start it with --workspace DIR) instead")})
         return Options(workspace=self._workspace(cwd), mcp_servers=mcp_servers_of(mcp_servers), resume=resume,
                        interactive=True)
 
@@ -186,9 +191,10 @@ class SneakyAgent:
         live.post(schema.AvailableCommandsUpdate(session_update="available_commands_update",
                                                  available_commands=listed))
 
-    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> schema.NewSessionResponse:
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
+                          additional_directories: list[str] | None = None, **_: Any) -> schema.NewSessionResponse:
         with self._answering():
-            live = await self._open(self._options(cwd, mcp_servers))
+            live = await self._open(self._options(cwd, mcp_servers, more_roots=additional_directories))
         asyncio.get_running_loop().call_soon(self._announce, live)
         return schema.NewSessionResponse(session_id=live.session_id, modes=self._modes(live),
                                          config_options=self._config(live))
