@@ -25,7 +25,7 @@ def _select(option_id: str, name: str, current: str, values: list[tuple[str, str
             description: str) -> Option:
     if current not in [value for value, _ in values]:  # what is in force is always one of the choices
         values = [(current, current), *values]
-    return Option(type="select", id=option_id, name=name, current_value=current, category=category,  # type: ignore[arg-type]
+    return Option(type="select", id=option_id, name=name, current_value=current, category=category,
                   description=description,
                   options=[schema.SessionConfigSelectOption(value=value, name=label) for value, label in values])
 

@@ -226,13 +226,14 @@ class SneakyAgent:
             await self._end_open(session_id)  # loaded again in this connection: the open one ends first
             await self._saved(cwd, session_id)
             live = await self._open(self._options(cwd, mcp_servers, session_id))
-            assert live.session is not None
+            session = live.session
+            assert session is not None
             live.start_pump()  # the client named this session: its history may come before the answer
-            history = await in_thread(lambda: history_of(live.session), "sneakycode-acp-history")  # type: ignore[arg-type]
-            for update in Replay(live.tool_for, live.session).of(history.entries):
+            history = await in_thread(lambda: history_of(session), "sneakycode-acp-history")
+            for update in Replay(live.tool_for, session).of(history.entries):
                 live.post(update)
-            if live.session.tasks:
-                live.post(updates.plan_of(live.session.tasks))
+            if session.tasks:
+                live.post(updates.plan_of(session.tasks))
             self._restore_mode(live, history)
             await live.flush()  # the history is shown before the load is answered, as the protocol asks
         asyncio.get_running_loop().call_soon(self._announce, live)
@@ -253,7 +254,9 @@ class SneakyAgent:
             if live is None or live.session is None:
                 await self._saved(cwd, session_id)
                 live = await self._open(self._options(cwd, mcp_servers, session_id))
-                history = await in_thread(lambda: history_of(live.session), "sneakycode-acp-history")  # type: ignore[union-attr,arg-type]
+                opened = live.session
+                assert opened is not None
+                history = await in_thread(lambda: history_of(opened), "sneakycode-acp-history")
                 self._restore_mode(live, history)
                 live.titled = True  # the editor has the thread, title included
         asyncio.get_running_loop().call_soon(self._announce, live)
