@@ -59,6 +59,9 @@ def test_config_options_offer_the_servers_models_the_mode_and_the_effort_and_set
 
 
 def test_usage_updates_fill_the_context_meter(ws: Path, server: ScriptedServer) -> None:
+    from tests.conftest import project_config
+
+    project_config(ws, '[pricing."scripted-model"]\ninput = 2.0\noutput = 10.0\n')
     server.add_steps([{"content": "Counted.", "usage": {"prompt_tokens": 5200, "completion_tokens": 30}}])
     editor = Editor()
 
@@ -72,6 +75,8 @@ def test_usage_updates_fill_the_context_meter(ws: Path, server: ScriptedServer) 
     run(go)
     [usage] = editor.of(schema.UsageUpdate)
     assert (usage.used, usage.size) == (5230, 64000)
+    assert usage.cost is not None and usage.cost.currency == "USD"
+    assert abs(usage.cost.amount - (5200 * 2.0 + 30 * 10.0) / 1e6) < 1e-9
 
 
 def test_a_terminal_setup_method_is_advertised_and_a_session_without_a_model_asks_for_it(
