@@ -17,27 +17,21 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.interfaces import Client
 
 from sneakycode.api.editor import needs_setup, read_through, takes_images
-from sneakycode.api.history import History, history_of, note
+from sneakycode.api.history import history_of, note
 from sneakycode.api.options import Options
 from sneakycode.api.session import Session
 from sneakycode.api.session_list import saved_session, saved_sessions
 from sneakycode.api.vocabulary import ConfigError, SneakyError
-from sneakycode.faces.acp import commands, config_options, updates
+from sneakycode.faces.acp import commands, config_options, modes, updates
 from sneakycode.faces.acp.client_fs import EditorFiles
 from sneakycode.faces.acp.live import LiveSession, in_thread
+from sneakycode.faces.acp.mcp_servers import mcp_servers_of
 from sneakycode.faces.acp.permission import EditorApprover
 from sneakycode.faces.acp.prompt import PromptProblem, build_request
 from sneakycode.faces.acp.replay import Replay, prompt_note
 from sneakycode.faces.acp.turns import stop_reason
 from sneakycode.version import __version__
 
-MODES = {
-    "default": ("Default", "Ask before edits and commands"),
-    "auto-edit": ("Auto-edit", "Edit files without asking; ask before commands"),
-    "plan": ("Plan", "Read and plan only: nothing is edited or run"),
-    "yolo": ("Yolo", "Run everything no deny rule blocks"),
-}
-OFFERED_MODES = ("default", "auto-edit", "plan")  # yolo is listed only while it is the mode in force
 # How long a vanished client's sessions get to end their running turns before they are closed regardless.
 WIND_DOWN_SECONDS = 10.0
 PAGE = 50  # sessions per session/list answer
@@ -50,21 +44,6 @@ SETUP_METHOD = schema.TerminalAuthMethod(
 def not_found(what: str, session_id: str) -> RequestError:
     """The protocol's -32002 Resource not found, naming the session (and nothing an editor user never typed)."""
     return RequestError(-32002, "Resource not found", {"sessionId": session_id, "message": what})
-
-
-def mcp_servers_of(servers: list[Any] | None) -> dict[str, dict[str, Any]]:
-    """The editor's MCP servers as `[mcp.servers.NAME]` tables (stdio, streamable HTTP or SSE)."""
-    tables: dict[str, dict[str, Any]] = {}
-    for server in servers or []:
-        if isinstance(server, schema.McpServerStdio):
-            tables[server.name] = {"command": server.command, "args": list(server.args),
-                                   "env": {pair.name: pair.value for pair in server.env}, "transport": "stdio"}
-        elif isinstance(server, (schema.HttpMcpServer, schema.SseMcpServer)):
-            tables[server.name] = {"url": server.url, "transport": server.type,
-                                   "headers": {pair.name: pair.value for pair in server.headers}}
-        else:
-            raise RequestError.invalid_params({"mcpServers": f"{type(server).__name__} servers are not supported"})
-    return tables
 
 
 def iso(seconds: float) -> str:
@@ -169,13 +148,11 @@ class SneakyAgent:
 
     def _mode_list(self, live: LiveSession) -> list[schema.SessionMode]:
         assert live.session is not None
-        current = str(live.session.mode)
-        shown = [*OFFERED_MODES, *([current] if current not in OFFERED_MODES else [])]
-        return [schema.SessionMode(id=mode, name=MODES[mode][0], description=MODES[mode][1]) for mode in shown]
+        return modes.offered(live.session)
 
     def _modes(self, live: LiveSession) -> schema.SessionModeState:
         assert live.session is not None
-        return schema.SessionModeState(current_mode_id=str(live.session.mode), available_modes=self._mode_list(live))
+        return modes.state(live.session)
 
     def _config(self, live: LiveSession) -> list[Any]:
         assert live.session is not None
@@ -234,16 +211,10 @@ class SneakyAgent:
                 live.post(update)
             if session.tasks:
                 live.post(updates.plan_of(session.tasks))
-            self._restore_mode(live, history)
+            modes.restore(session, history.mode)
             await live.flush()  # the history is shown before the load is answered, as the protocol asks
         asyncio.get_running_loop().call_soon(self._announce, live)
         return schema.LoadSessionResponse(modes=self._modes(live), config_options=self._config(live))
-
-    def _restore_mode(self, live: LiveSession, history: History) -> None:
-        """The mode the session last had, if the editor could have chosen it (never yolo from a file)."""
-        assert live.session is not None
-        if history.mode in OFFERED_MODES and history.mode != str(live.session.mode):
-            live.session.set_mode(history.mode)
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
                              **_: Any) -> schema.ResumeSessionResponse:
@@ -257,7 +228,7 @@ class SneakyAgent:
                 opened = live.session
                 assert opened is not None
                 history = await in_thread(lambda: history_of(opened), "sneakycode-acp-history")
-                self._restore_mode(live, history)
+                modes.restore(opened, history.mode)
                 live.titled = True  # the editor has the thread, title included
         asyncio.get_running_loop().call_soon(self._announce, live)
         return schema.ResumeSessionResponse(modes=self._modes(live), config_options=self._config(live))
