@@ -198,11 +198,13 @@ class SneakyAgent:
             raise not_found(f"no saved session {session_id!r} in this workspace", session_id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                           additional_directories: list[str] | None = None,
                            **_: Any) -> schema.LoadSessionResponse:
         with self._answering():
+            options = self._options(cwd, mcp_servers, session_id, more_roots=additional_directories)
             await self._end_open(session_id)  # loaded again in this connection: the open one ends first
             await self._saved(cwd, session_id)
-            live = await self._open(self._options(cwd, mcp_servers, session_id))
+            live = await self._open(options)
             session = live.session
             assert session is not None
             live.start_pump()  # the client named this session: its history may come before the answer
@@ -217,14 +219,16 @@ class SneakyAgent:
         return schema.LoadSessionResponse(modes=self._modes(live), config_options=self._config(live))
 
     async def resume_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                             additional_directories: list[str] | None = None,
                              **_: Any) -> schema.ResumeSessionResponse:
         """Reopen a session without replaying it (the editor still shows it): one already open in this
         connection is answered as it is; a saved one is opened with its conversation and mode."""
         with self._answering():
+            options = self._options(cwd, mcp_servers, session_id, more_roots=additional_directories)
             live = self.sessions.get(session_id)
             if live is None or live.session is None:
                 await self._saved(cwd, session_id)
-                live = await self._open(self._options(cwd, mcp_servers, session_id))
+                live = await self._open(options)
                 opened = live.session
                 assert opened is not None
                 history = await in_thread(lambda: history_of(opened), "sneakycode-acp-history")
