@@ -33,7 +33,7 @@ class Transcript:
     def __init__(self, session_dir: Path) -> None:
         self.path = session_dir / TRANSCRIPT
         self._fh = self.path.open("a", encoding="utf-8")
-        # The loop, tool threads and a face's notes (api/history.py) write: one whole line at a time.
+        # The loop, tool threads and a face's notes (api/timeline.py) write: one whole line at a time.
         self._one_at_a_time = threading.Lock()
 
     def write(self, record_type: str, **fields: Any) -> None:

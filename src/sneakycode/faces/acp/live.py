@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from acp import schema
 
 from sneakycode.api.editor import offered_tool, spent
-from sneakycode.api.history import note
+from sneakycode.api.timeline import note
 from sneakycode.api.vocabulary import Event
 from sneakycode.faces.acp import updates
 from sneakycode.faces.acp.replay import diff_note

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from acp import schema
 
-from sneakycode.api.always import allow_always, rules_for
+from sneakycode.api.always import allow_for_session, always_rules
 from sneakycode.api.vocabulary import PendingCall, Remembered, ToolContext
 from sneakycode.faces.acp import updates
 from sneakycode.faces.acp.live import LiveSession
@@ -31,7 +31,7 @@ class EditorApprover:
         """Asked only about calls the session has no remembered answer for (api/approvals.py); "always" and
         "never" are answered as Remembered, so the session keeps them."""
         tool_name, arguments = call.name, call.arguments
-        rules = rules_for(self.ctx, call)
+        rules = always_rules(self.ctx, tool_name, arguments)
         call_id = f"{call.agent}/{call.id}" if call.agent else call.id  # as live.emit announced it
         diff = self.live.pending_diff(call_id)
         found = self.live.tool_for(tool_name)
@@ -56,6 +56,6 @@ class EditorApprover:
         if chosen == ALLOW_ONCE:
             return True
         if chosen == ALLOW_ALWAYS:
-            allow_always(self.ctx, rules)
+            allow_for_session(self.ctx, rules)
             return Remembered(True)
         return Remembered(False) if chosen == REJECT_ALWAYS else False

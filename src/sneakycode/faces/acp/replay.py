@@ -3,7 +3,7 @@ the editor sent them (a dragged-in file stays a resource link), the reasoning be
 replies, and each tool call with its kind, title, locations and, for an edit, the diff and line it showed
 (kept as a note when it was shown, since the file has changed since), then how it ended.
 
-The notes are the face's own records in the session's history (api/history.py): `prompt` (the blocks of a
+The notes are the face's own records in the session's history (api/timeline.py): `prompt` (the blocks of a
 request, before the request itself) and `diff` (an edit's diff, by call id).
 """
 

@@ -17,7 +17,7 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.interfaces import Client
 
 from sneakycode.api.editor import needs_setup, read_through, takes_images
-from sneakycode.api.history import history_of, note
+from sneakycode.api.timeline import history_of, note
 from sneakycode.api.options import Options
 from sneakycode.api.session import Session
 from sneakycode.api.session_list import saved_session, saved_sessions

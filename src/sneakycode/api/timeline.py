@@ -1,4 +1,4 @@
-"""A session's history as it happened, for a face that shows it again (an editor's `session/load`): the
+"""A session's timeline as it happened, for a face that shows it again (an editor's `session/load`): the
 messages in order with the reasoning that came before each reply, the notes the face left along the way
 (what the user attached, the diff an edit showed), and the permission mode last set.
 
