@@ -18,7 +18,7 @@ from sneakycode.agent.model.families import edit_format_for, supports_images_for
 from sneakycode.agent.model.pricing import Price, price_for
 from sneakycode.agent.model.providers import ModelConfig, output_cap
 from sneakycode.agent.protocol import ChatModel
-from sneakycode.agent.roles import BoundModel
+from sneakycode.agent.roles import Binding, BoundModel
 from sneakycode.agent.subagents import TASK_TOOL
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
@@ -98,6 +98,11 @@ class ModelBinding:
         client = build_chat_model(config, debug_log=models.debug_log, tool_calls=settings.tool_calls)
         return cls(role, config, client, price, edit_format_for(config.model, settings.tools.edit_format),
                    builtin_tools(models.loaded, config.model))
+
+
+def binding_of(main: ModelBinding, small: ModelBinding | None) -> Binding:
+    """What an Agent runs on (agent.roles.Binding): `main` for its requests, `small` for its chores."""
+    return Binding(main.bound(), None if small is None else small.bound())
 
 
 def config_for(name: str | None, role: Role, models: Models) -> ModelConfig:

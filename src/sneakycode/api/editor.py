@@ -1,7 +1,7 @@
 """What a face that drives a session for an editor (the Agent Client Protocol face) asks of it beyond the
-verbs every face shares (api/verbs.py): the tools it offers by name, the editor's buffers as the text the
-tools read, the models its server lists, the reasoning effort, what it has cost so far. Each is one call
-here, so a face never reaches into the session's parts."""
+verbs every face shares (api/verbs.py and its mixins): the tools it offers by name, the editor's buffers as
+the text the tools read, the reasoning effort, what an edit would write, the files as written. Each is one
+call here, so a face never reaches into the session's parts."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from sneakycode.tools.base import ImagePart, ProposedEdit, Tool, ToolResult
 
 EFFORTS = ("low", "medium", "high")
-LIST_SECONDS = 5.0  # GET /models: a picker without the list is better than a hung session/new
 
 
 def takes_images(options: Options) -> bool:
@@ -48,17 +47,6 @@ def read_through(session: Session, text_of: Callable[[Path], str | None]) -> Non
     session.parts.ctx.workspace.editor_text = text_of
 
 
-def served_models(session: Session) -> list[str] | None:
-    """The models the session's server lists (GET /models), or None when it does not answer in time."""
-    from sneakycode.agent.model.providers import list_models
-
-    config = session.config
-    try:
-        return list_models(config.base_url, config.api_key, LIST_SECONDS)
-    except (OSError, ValueError):
-        return None
-
-
 def effort_levels(session: Session) -> tuple[str, ...]:
     """The reasoning efforts the main model can be asked for: none when its family (on this provider) takes no
     effort, as the request would send none (agent/model/reasoning_policy.py decides both)."""
@@ -83,25 +71,6 @@ def set_reasoning_effort(session: Session, effort: str) -> None:
     model: Any = parts.agent.model
     if hasattr(model, "config"):  # the OpenAI-compatible client reads its config on every request
         model.config = replace(model.config, reasoning_effort=effort)
-
-
-def spent(session: Session) -> dict[str, Any]:
-    """What the session has cost so far (the `cost` object of the JSON result: usd, tokens, seconds)."""
-    return session.parts.agent.spending.report()
-
-
-def needs_setup(error: Exception) -> bool:
-    """Whether a session could not start because no provider is configured yet (the first-run setup's case)."""
-    from sneakycode.agent.model.providers import SETUP_HELP
-
-    return str(error) == SETUP_HELP
-
-
-def user_config_file() -> Path:
-    """The user's own config file, where the first-run setup saves its choice."""
-    from sneakycode.config import user_config_path
-
-    return user_config_path()
 
 
 def workspace_root(session: Session) -> Path:

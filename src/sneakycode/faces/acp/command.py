@@ -78,13 +78,13 @@ def setup_in_terminal() -> int:
 
     from rich.console import Console
 
-    from sneakycode.api.editor import user_config_file
+    from sneakycode.api.models import user_config_path
     from sneakycode.faces.terminal.setup_wizard import run_setup
 
     def ask(question: str, secret: bool) -> str:
         return getpass.getpass(question) if secret else input(question)
 
-    return 0 if run_setup(Console(), ask, user_config_file()) is not None else 1
+    return 0 if run_setup(Console(), ask, user_config_path()) is not None else 1
 
 
 def run_acp(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from acp import RequestError, schema
 
-from sneakycode.api.editor import effort_levels, reasoning_effort, served_models, set_reasoning_effort
+from sneakycode.api.editor import effort_levels, reasoning_effort, set_reasoning_effort
 from sneakycode.api.vocabulary import ConfigError
 
 if TYPE_CHECKING:
@@ -49,8 +49,15 @@ def options_of(session: Session, modes: list[schema.SessionMode], models: list[s
     return shown
 
 
+LIST_SECONDS = 5.0  # GET /models: a picker without the server's list is better than a hung session/new
+
+
 def listed_models(session: Session) -> list[str] | None:
-    return served_models(session)
+    """The models the session's server lists, or None when it does not answer in time."""
+    try:
+        return session.offered_models(LIST_SECONDS)
+    except (OSError, ValueError):
+        return None
 
 
 def apply(session: Session, option_id: str, value: str, modes: list[str]) -> None:

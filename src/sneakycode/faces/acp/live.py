@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp import schema
 
-from sneakycode.api.editor import offered_tool, spent
+from sneakycode.api.editor import offered_tool
 from sneakycode.api.timeline import note
 from sneakycode.api.vocabulary import Event
 from sneakycode.faces.acp import updates
@@ -158,10 +158,9 @@ class LiveSession:
     def _usage(self, used: int) -> schema.UsageUpdate:
         """The context meter: the tokens the latest request filled of the window, and the cost so far."""
         assert self.session is not None
-        usd = spent(self.session).get("usd")
-        cost = schema.Cost(amount=float(usd), currency="USD") if isinstance(usd, (int, float)) else None
-        return schema.UsageUpdate(session_update="usage_update", used=used,
-                                  size=self.session.config.context_window, cost=cost)
+        usage = self.session.usage()
+        cost = schema.Cost(amount=usage.cost, currency="USD") if usage.cost is not None else None
+        return schema.UsageUpdate(session_update="usage_update", used=used, size=usage.context_window, cost=cost)
 
     def _tool_result(self, call_id: str, success: bool, content: str) -> None:
         if call_id in self._finishing:

@@ -16,11 +16,12 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.interfaces import Client
 
-from sneakycode.api.editor import needs_setup, read_through, takes_images
-from sneakycode.api.timeline import history_of, note
+from sneakycode.api.editor import read_through, takes_images
+from sneakycode.api.models import SETUP_HELP
 from sneakycode.api.options import Options
 from sneakycode.api.session import Session
 from sneakycode.api.session_list import saved_session, saved_sessions
+from sneakycode.api.timeline import history_of, note
 from sneakycode.api.vocabulary import ConfigError, SneakyError
 from sneakycode.faces.acp import commands, config_options, modes, updates
 from sneakycode.faces.acp.client_fs import EditorFiles
@@ -134,7 +135,7 @@ class SneakyAgent:
         try:
             await in_thread(assemble, "sneakycode-acp-open")
         except ConfigError as exc:
-            if needs_setup(exc):  # the client offers the terminal setup (authMethods) and tries again
+            if str(exc) == SETUP_HELP:  # no provider yet: the client runs the setup, tries again
                 raise RequestError.auth_required({"message": str(exc), "authMethods": [SETUP_METHOD.id]}) from None
             raise RequestError(-32602, f"The session cannot start: {exc}") from None
         except SneakyError as exc:
