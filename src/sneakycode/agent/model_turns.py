@@ -73,4 +73,5 @@ class ModelTurns(RunRecord):
         # agent/reasoning_history.py), recorded once and never rewritten, so the prompt cache keeps it.
         self._append(assistant_message(reply, policy_of(self.model)))
         calls: list[CallSummary] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
-        self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
+        self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls,
+                        "finish_reason": reply.finish_reason})

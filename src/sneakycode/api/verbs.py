@@ -70,6 +70,7 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         from sneakycode.config import PermissionMode
 
         self.parts.agent.set_mode(PermissionMode(mode))
+        self.parts.transcript.write("mode", mode=str(PermissionMode(mode)))  # a loaded session shows it again
 
     def clear(self) -> None:
         """Start the conversation afresh in the same session: every file counts as unread again, and the

@@ -35,7 +35,7 @@ from sneakycode.errors import CheckpointError, ConfigError, ErrorCode, ModelErro
 from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered, Unattended
 from sneakycode.session.rewind import RewindReport
 from sneakycode.session.undo import UndoReport
-from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, ToolContext, ToolResult
+from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, Tool, ToolContext, ToolResult
 from sneakycode.tools.images import IMAGE_SUFFIXES
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "SubagentInfo",
     "TasksEvent",
     "TextDeltaEvent",
+    "Tool",
     "ToolCallEvent",
     "ToolContext",
     "ToolError",
