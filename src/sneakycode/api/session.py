@@ -10,7 +10,6 @@ cheap.
 
 from __future__ import annotations
 
-import asyncio
 import queue
 import tempfile
 import threading
@@ -290,6 +289,8 @@ class Session(SessionVerbs):
 
     async def arun(self, prompt: str, images: list[ImagePart] | None = None) -> Result:
         """`run` without blocking the event loop; cancelling the awaiting task cancels the request."""
+        import asyncio  # here, not at the top: a program awaiting this has it loaded; `-p` never does (issue 42)
+
         try:
             return await asyncio.to_thread(self.run, prompt, images)
         except asyncio.CancelledError:
@@ -298,6 +299,8 @@ class Session(SessionVerbs):
 
     async def astream(self, prompt: str, images: list[ImagePart] | None = None) -> AsyncIterator[dict[str, Any]]:
         """`stream` for asyncio; cancelling the consuming task (or leaving early) cancels the request."""
+        import asyncio  # see arun
+
         loop = asyncio.get_running_loop()
         events: asyncio.Queue[Any] = asyncio.Queue()
         turn = self._in_thread(prompt, images, lambda item: loop.call_soon_threadsafe(events.put_nowait, item))

@@ -23,7 +23,6 @@ from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import command_environment, shell_argv
 from sneakycode.process.jobs import Job, JobLimitReached
 from sneakycode.process.protected import RepositoryGuard
-from sneakycode.process.sandbox import bwrap_argv, probe
 from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
 from sneakycode.tools.activity import output_listener
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
@@ -194,6 +193,9 @@ def sandboxed(
     settings = ctx.settings.tools.shell
     if settings.sandbox == "off":
         return argv, "off", [], None
+    # The sandbox's machinery is imported by the first command, not with the tools (issue 42).
+    from sneakycode.process.sandbox import bwrap_argv, probe
+
     network = effective_network(settings)
     found = probe(ctx.workspace.root, network=network.mode == "on")
     if found.available:

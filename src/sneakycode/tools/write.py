@@ -6,7 +6,6 @@ import os
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, ProposedEdit, Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.diagnostics.after_edit import diagnose_edit
 from sneakycode.tools.read import split_lines
 from sneakycode.workspace.textfiles import TextFile
 
@@ -55,6 +54,9 @@ def _checked_write(args: WriteFileArgs, ctx: ToolContext) -> TextFile | None:
 def write_file(args: WriteFileArgs, ctx: ToolContext) -> ToolResult:
     """Create a file, or overwrite one you have read (parent folders made; encoding and line endings
     kept). For small changes edit instead."""
+    # Imported on the first write, not with the tools: the first request needs only their schemas (issue 42).
+    from sneakycode.tools.diagnostics.after_edit import diagnose_edit
+
     ws = ctx.workspace
     real = ws.resolve(args.file_path)
     shown = ws.display(real)

@@ -31,7 +31,6 @@ from sneakycode.agent.model.providers import ModelConfig, output_cap
 from sneakycode.agent.model.reasoning_policy import ReasoningPolicy, effort_request, reasoning_policy_for
 from sneakycode.agent.model.reports import final_error
 from sneakycode.agent.model.request import ChatRequest, Transport, request_body
-from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
 from sneakycode.errors import ModelError
@@ -246,7 +245,7 @@ class OpenAIChatModel:
     @staticmethod
     def _show(content: str, shown: int, on_text: Callable[[str], None], may_hold: bool) -> int:
         """Pass new text on, except a tail that may turn out to be a tool call written as text."""
-        visible = len(content) - (held_back_length(content) if may_hold else 0)
+        visible = len(content) - (_held_back(content) if may_hold else 0)
         if visible > shown:
             on_text(content[shown:visible])
             return visible
@@ -278,6 +277,8 @@ class OpenAIChatModel:
         elif turn.tool_calls:
             self._seen_native_call = True
         elif self._parses_text(request):
+            from sneakycode.agent.model.text_tool_calls import parse_text_tool_calls  # see _held_back
+
             anywhere = self.tool_calls == "text"
             calls, rest = parse_text_tool_calls(
                 turn.content, request.tool_schemas(), anywhere=anywhere, model=self.config.model
@@ -316,7 +317,15 @@ class OpenAIChatModel:
 
 def _mid_call(turn: AssistantTurn) -> bool:
     """Whether a cut reply stopped inside a tool call (native, or one being written as text)."""
-    return bool(turn.tool_calls) or held_back_length(turn.content) > 0
+    return bool(turn.tool_calls) or _held_back(turn.content) > 0
+
+
+def _held_back(content: str) -> int:
+    # The text-call parsers (one module per dialect, some 12 ms of imports) are needed once a reply arrives,
+    # not before the first request is sent: imported here on first use (issue 42).
+    from sneakycode.agent.model.text_tool_calls import held_back_length
+
+    return held_back_length(content)
 
 
 def build_chat_model(

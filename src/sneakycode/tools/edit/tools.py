@@ -14,22 +14,23 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Preview, ProposedEdit, Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.diagnostics.after_edit import Diagnosis, diagnose_edit
-from sneakycode.tools.edit.line_numbers import read_file_prefix
-from sneakycode.tools.edit.matching import MATCH_LIST_LIMIT, Candidate, Strategy, locate
-from sneakycode.tools.edit.merge import merge_outside_change
-from sneakycode.tools.edit.patch import DEV_NULL, Patch, Patched, apply_hunks, created_text, parse_patch
-from sneakycode.tools.edit.replace import non_overlapping, replace_candidates
-from sneakycode.tools.edit.strategies import STRATEGIES
-from sneakycode.tools.edit.view import edited_regions, line_of, near_miss, span_lines
 from sneakycode.tools.read import split_lines
 from sneakycode.workspace.files import SinceRead, Workspace
+
+if TYPE_CHECKING:
+    from sneakycode.tools.diagnostics.after_edit import Diagnosis
+    from sneakycode.tools.edit.matching import Candidate, Strategy
+    from sneakycode.tools.edit.patch import Patch, Patched
+
+# The matching, merging and patching machinery and the after-edit diagnostics (some 20 ms of imports) are
+# imported by the functions that use them, on the first edit: a session offers these tools on every request
+# but the first request needs only their schemas (issue 42; tests/faces/cli/test_cold_start.py).
 
 
 def _replacement_preview(arguments: dict[str, Any]) -> Preview:
@@ -98,6 +99,8 @@ def _planned_replacement(args: StrReplaceArgs, ctx: ToolContext) -> _Replacement
 def str_replace(args: StrReplaceArgs, ctx: ToolContext) -> ToolResult:
     """Replace old_str (once, unless replace_all: add context) with new_str in a file you have read.
     Whitespace, indentation, quotes and blank lines match leniently. Returns the edited lines."""
+    from sneakycode.tools.edit.view import span_lines
+
     planned = _planned_replacement(args, ctx)
     real, since, shown, edit = planned.real, planned.since, planned.shown, planned.edit
     count = len(edit.chosen)
@@ -126,6 +129,10 @@ def _write_edit(
     """Write the edit (computed against what the model saw), merged with any outside change since the read
     (merge.py), show the edited lines of what was written, and diagnose what the edit broke (only errors
     the file on disk did not already have)."""
+    from sneakycode.tools.diagnostics.after_edit import diagnose_edit
+    from sneakycode.tools.edit.merge import merge_outside_change
+    from sneakycode.tools.edit.view import edited_regions
+
     ws = ctx.workspace
     shown = ws.display(real)
     if not since.changed:
@@ -155,11 +162,16 @@ class StrReplaced:
 
 
 def compute_str_replace(
-    text: str, old: str, new: str, *, replace_all: bool, label: str, strategies: Sequence[Strategy] = STRATEGIES
+    text: str, old: str, new: str, *, replace_all: bool, label: str, strategies: Sequence[Strategy] | None = None
 ) -> StrReplaced:
-    """The edited text, or the ToolError explaining why there is none (pure: the benchmark uses it too)."""
+    """The edited text, or the ToolError explaining why there is none (pure: the benchmark uses it too).
+    `strategies`: the matching strategies to try in order (None: all of them)."""
+    from sneakycode.tools.edit.matching import locate
+    from sneakycode.tools.edit.replace import non_overlapping, replace_candidates
+    from sneakycode.tools.edit.strategies import STRATEGIES
+
     _check_strings(old, new)
-    found = locate(text, old, replace_all=replace_all, strategies=strategies)
+    found = locate(text, old, replace_all=replace_all, strategies=STRATEGIES if strategies is None else strategies)
     if found is None:
         raise _no_match(text, old, label)
     strategy, candidates = found
@@ -197,6 +209,9 @@ def _existing_file(ws: Workspace, user_path: str) -> Path:
 
 
 def _no_match(text: str, old: str, shown: str) -> ToolError:
+    from sneakycode.tools.edit.line_numbers import read_file_prefix
+    from sneakycode.tools.edit.view import near_miss
+
     wanted = split_lines(old.replace("\r\n", "\n"))
     detail = near_miss(split_lines(text), wanted, shown, "old_str")
     hint = None
@@ -214,6 +229,9 @@ def _no_match(text: str, old: str, shown: str) -> ToolError:
 
 
 def _multiple(text: str, candidates: list[Candidate], shown: str, how: str) -> ToolError:
+    from sneakycode.tools.edit.matching import MATCH_LIST_LIMIT
+    from sneakycode.tools.edit.view import line_of
+
     listed = candidates[:MATCH_LIST_LIMIT]
     count = f"more than {MATCH_LIST_LIMIT}" if len(candidates) > MATCH_LIST_LIMIT else str(len(candidates))
     numbers = [line_of(text, c.start) for c in listed]
@@ -233,6 +251,8 @@ class PatchApplyArgs(ToolArgs):
 
 def _proposed_patch(args: PatchApplyArgs, ctx: ToolContext) -> ProposedEdit:
     """The patch applied (hunks placed as the tool places them) to the file as it is now; nothing is written."""
+    from sneakycode.tools.edit.patch import apply_hunks, created_text, parse_patch
+
     ws = ctx.workspace
     parsed = parse_patch(args.patch)
     real = ws.resolve(args.file_path)
@@ -258,6 +278,8 @@ class _PlannedPatch:
 def _planned_patch(args: PatchApplyArgs, ctx: ToolContext) -> _PlannedPatch:
     """Every check of a patch_apply call and its hunks placed, before the write: the ToolError a run would fail
     with (the gate's `dry_check` too)."""
+    from sneakycode.tools.edit.patch import apply_hunks, parse_patch
+
     ws = ctx.workspace
     parsed = parse_patch(args.patch)
     real = ws.resolve(args.file_path)
@@ -312,6 +334,8 @@ def patch_apply(args: PatchApplyArgs, ctx: ToolContext) -> ToolResult:
 def _check_header_paths(parsed: Patch, ws: Workspace, real: Path, user_path: str) -> None:
     """Every path the header names must be file_path (with or without a/ b/); one leaving the workspace is
     refused like any other path."""
+    from sneakycode.tools.edit.patch import DEV_NULL
+
     for raw in (parsed.old_path, parsed.new_path):
         if raw is None or raw == DEV_NULL:
             continue
@@ -344,6 +368,10 @@ def _check_creatable(real: Path, shown: str) -> None:
 
 
 def _create(ctx: ToolContext, user_path: str, real: Path, parsed: Patch, shown: str) -> ToolResult:
+    from sneakycode.tools.diagnostics.after_edit import diagnose_edit
+    from sneakycode.tools.edit.patch import created_text
+    from sneakycode.tools.edit.view import edited_regions
+
     ws = ctx.workspace
     _check_creatable(real, shown)  # again: the file may have appeared since the check before approval
     text = created_text(parsed)

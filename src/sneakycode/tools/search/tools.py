@@ -10,26 +10,22 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
 from sneakycode.config.files import kind_of
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
-from sneakycode.tools.search.common import FileHits, FindRequest, GrepReport, GrepRequest, Line
-from sneakycode.tools.search.engine import Backend, backend
 from sneakycode.tools.search.globs import EVERYTHING, FileFilter, GlobError, Narrowing, RootStatus
-from sneakycode.tools.search.render import (
-    Budget,
-    content_lines,
-    left_out_notice,
-    listed_lines,
-    path_key,
-    plural,
-)
-from sneakycode.tools.search.verify import reachable_first, verified_lines
 from sneakycode.workspace.files import Workspace
+
+if TYPE_CHECKING:
+    from sneakycode.tools.search.common import FileHits, GrepReport, GrepRequest, Line
+    from sneakycode.tools.search.engine import Backend
+
+# The backends (ripgrep's wrapper, the walk), the verification and the rendering are imported by the searches
+# that use them, not with the tools: the first request needs only the tools' schemas (issue 42).
 
 _NOTICE_RESERVE = 600
 IGNORED_HINT = "Files ignored by .gitignore/.ignore were skipped; set include_ignored to search them too."
@@ -128,6 +124,11 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
     """Regex search (ripgrep syntax) of file contents in `path`; prints path:line:text. file_pattern:
     space-separated globs (`*.py`, `!*_test.go`). Skips .git, binary and ignored files unless
     include_ignored."""
+    from sneakycode.tools.search.common import GrepReport, GrepRequest
+    from sneakycode.tools.search.engine import backend
+    from sneakycode.tools.search.render import Budget, content_lines, left_out_notice, listed_lines, path_key, plural
+    from sneakycode.tools.search.verify import reachable_first, verified_lines
+
     ws = ctx.workspace
     target = ws.resolve(args.path, must_exist=True)
     if "\n" in args.pattern or "\r" in args.pattern:
@@ -215,6 +216,9 @@ def grep_one_file(
 ) -> tuple[GrepReport, dict[str, list[Line]]]:
     """The grep of a file named as `path`: its lines first (counting cannot tell a binary file from text;
     fetching its lines can), and the count pass only when the lines stopped at line_limit."""
+    from sneakycode.tools.search.common import FileHits, GrepReport
+    from sneakycode.tools.search.verify import verified_lines
+
     path = scope.roots[0]
     if not scope.keeps(path):
         return GrepReport([], complete=True, searched=0), {}
@@ -246,6 +250,8 @@ def no_matches(
     report: GrepReport,
     skipped: str,
 ) -> ToolResult:
+    from sneakycode.tools.search.render import plural
+
     searched = count_searched(scope, request, engine, report)
     filtered = f" matching file_pattern {args.file_pattern!r}" if scope.file_filter else ""
     message = f"No matches for {args.pattern!r} in {where}{filtered} ({plural(searched, 'file')} searched)."
@@ -261,6 +267,8 @@ def with_notice(message: str, notice: str) -> str:
 def count_searched(scope: Scope, request: GrepRequest, engine: Backend, report: GrepReport) -> int:
     """How many files a grep searched: the count pass's own number, or where file_pattern is more exact than
     the narrowing the backend applied (or ripgrep could not tell), a listing of the files it keeps."""
+    from sneakycode.tools.search.common import FindRequest
+
     if not scope.roots:
         return 0
     if report.searched is not None and scope.counted_exactly:
@@ -291,6 +299,11 @@ class FindFilesArgs(ToolArgs):
 def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
     """Find files by space-separated globs below folder `path`: `*.py` (any depth), `src/**/test_*.py`,
     `!glob` excludes. Skips .git and ignored files unless include_ignored."""
+    from sneakycode.tools.search.common import FindRequest
+    from sneakycode.tools.search.engine import backend
+    from sneakycode.tools.search.render import Budget, listed_lines, path_key, plural
+    from sneakycode.tools.search.verify import reachable_first
+
     ws = ctx.workspace
     target = ws.resolve(args.path, must_exist=True)
     if not target.is_dir():
