@@ -140,7 +140,6 @@ class Session(SessionVerbs):
         from sneakycode.api.assembly import assemble
         from sneakycode.api.goal import check_goal_options
         from sneakycode.api.policy import PolicyApprover
-        from sneakycode.api.structured import load_output_schema
         from sneakycode.permissions.gate import Unattended
         from sneakycode.session.changes import ChangeTracker
 
@@ -148,7 +147,11 @@ class Session(SessionVerbs):
         check_goal_options(options)  # before anything is read or started, like the schema below
         # First: a bad schema is a usage error before anything is read, started or sent.
         schema = options.output_schema
-        self.output_schema: OutputSchema | None = None if schema is None else load_output_schema(schema)
+        self.output_schema: OutputSchema | None = None
+        if schema is not None:  # its checks (and re2, which they use) load only for a run that has one (issue 42)
+            from sneakycode.api.structured import load_output_schema
+
+            self.output_schema = load_output_schema(schema)
         self._temporary = (tempfile.TemporaryDirectory(prefix="sneakycode-state-")
                            if options.isolated and options.state_dir is None else None)
         # All or nothing: a failure anywhere below ends what was started (the assembly undoes its own part).
@@ -345,9 +348,11 @@ class Session(SessionVerbs):
         self.agent.cancel.set()
 
     def _answer_check(self) -> Callable[[str], str | None] | None:
-        from sneakycode.api.structured import AnswerCheck
+        if self.output_schema is None:
+            return None
+        from sneakycode.api.structured import AnswerCheck  # see __init__
 
-        return None if self.output_schema is None else AnswerCheck(self.output_schema, self._sink.emit)
+        return AnswerCheck(self.output_schema, self._sink.emit)
 
     def result(self, outcome: RunResult) -> Result:
         """The Result of one request of this session (with an output schema: its verdict on the answer)."""

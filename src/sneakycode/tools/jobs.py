@@ -9,16 +9,17 @@ process/jobs.py): a read returns what arrived since the last read, at most `MAX_
 from __future__ import annotations
 
 import time
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import re2
 from pydantic import Field
 
 from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.process.jobs import Job
 from sneakycode.tools import shell  # the module, not its tool: the registry takes every Tool a module holds
 from sneakycode.tools.base import Tier, Tool, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.shell import job_report
+
+if TYPE_CHECKING:
+    from sneakycode.process.jobs import Job
 
 MAX_READ_BYTES = 16_384
 DEFAULT_PATTERN_WAIT = 30
@@ -76,6 +77,8 @@ def job(args: JobArgs, ctx: ToolContext) -> ToolResult:
 
 def _wait_for_pattern(found: Job, args: JobArgs, ctx: ToolContext, wait: int, limit: int) -> ToolResult:
     """Wait until the output from `since` (default: the start of what is kept) has a line matching."""
+    import re2  # the RE2 binding loads with the first wait on a pattern, not with the tools (issue 42)
+
     options = re2.Options()
     options.log_errors = False  # reported to the model as invalid_pattern, not on stderr
     try:

@@ -21,13 +21,13 @@ from sneakycode.config import state_dir
 from sneakycode.config.network import NetworkPolicy, effective_network
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import command_environment, shell_argv
-from sneakycode.process.jobs import Job, JobLimitReached
 from sneakycode.process.protected import RepositoryGuard
 from sneakycode.process.supervise import CapturedRun, HeadTailCapture, run_captured
 from sneakycode.tools.activity import output_listener
 from sneakycode.tools.base import Preview, Tier, ToolArgs, ToolContext, ToolResult, tool
 
 if TYPE_CHECKING:
+    from sneakycode.process.jobs import Job
     from sneakycode.process.netproxy import Denial
 
 KILL_GRACE_SECONDS = 2.0
@@ -119,6 +119,8 @@ def start_job(
     sandboxing: tuple[str, list[str], RepositoryGuard | None],
 ) -> ToolResult:
     """Start the command as a job and return its id with its first output (FIRST_OUTPUT_SECONDS or _BYTES)."""
+    from sneakycode.process.jobs import JobLimitReached  # with the first job, not with the tools (issue 42)
+
     sandbox, notes, guard = sandboxing
     limit = ctx.settings.tools.shell.max_jobs
     mark = ctx.session.network.mark()

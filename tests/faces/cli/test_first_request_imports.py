@@ -50,12 +50,17 @@ TOOL_MACHINERY = (
     "sneakycode.tools.search.verify",
     "sneakycode.tools.search.render",
     "sneakycode.process.sandbox",
+    "sneakycode.process.jobs",
+    "sneakycode.tools.web.backends",
+    "sneakycode.tools.web.results",
     "sneakycode.tools.lsp.client",
     "sneakycode.tools.web.convert",
     "sneakycode.tools.web.search_client",
 )
-# Read once a reply arrives (the text-call parsers), or used by programs on asyncio only.
-AFTER_THE_REQUEST = ("sneakycode.agent.model.dialects", "sneakycode.agent.model.text_tool_calls", "asyncio")
+# Read once a reply arrives (the text-call parsers, an output schema's checks and the RE2 binding they use), or
+# used by programs on asyncio only.
+AFTER_THE_REQUEST = ("sneakycode.agent.model.dialects", "sneakycode.agent.model.text_tool_calls",
+                     "sneakycode.api.structured", "re2", "asyncio")
 HEAVY_LIBRARIES = ("openai", "mcp", "pygls", "lsprotocol", "lxml", "jsonschema", "rich", "prompt_toolkit")
 
 

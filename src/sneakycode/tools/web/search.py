@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
 from sneakycode.config import Settings
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.process.environment import full_environment
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.context import checkpoint
-from sneakycode.tools.web.backends import NEEDS_KEY, ShapeError, base_url, build_request, parse_hits
-from sneakycode.tools.web.results import Selection, normalize_domain, render_list, select
+
+if TYPE_CHECKING:
+    from sneakycode.tools.web.results import Selection
 
 MAX_QUERY_CHARS = 400  # Brave's limit, and far more than a search needs
 MAX_DOMAINS = 10
@@ -49,6 +51,11 @@ def _configured(settings: Settings) -> bool:
 )
 def web_search(args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
     """Search the web for pages (title, URL, snippet); read one with web_fetch."""
+    # The backends' requests and the results' cleaning load with the first search, not with the tools: the
+    # first request of every session needs only this tool's schema (issue 42).
+    from sneakycode.tools.web.backends import NEEDS_KEY, ShapeError, base_url, build_request, parse_hits
+    from sneakycode.tools.web.results import render_list, select
+
     settings = ctx.settings.tools.web.search
     if not settings.configured or settings.backend is None:
         missing = "url (the SearXNG instance's address)" if settings.backend == "searxng" else "backend"
@@ -103,6 +110,8 @@ def web_search(args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
 def _checked(args: WebSearchArgs, default_count: int) -> tuple[str, int, tuple[str, ...]]:
     """The query, the number of results and the domains, checked here rather than in the schema: every limit
     spelled out there would be sent with every request, and the error says the same."""
+    from sneakycode.tools.web.results import normalize_domain
+
     query = " ".join(args.query.split())
     if not query or len(query) > MAX_QUERY_CHARS:
         raise ToolError(ErrorCode.INVALID_ARGUMENTS,
