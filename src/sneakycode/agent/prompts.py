@@ -9,6 +9,8 @@ file says so and how to read the rest. A file that exists but cannot be used is 
 
 from __future__ import annotations
 
+import os
+
 from sneakycode.agent.messages import Message
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tool
@@ -45,6 +47,11 @@ def build_system_prompt(
     parts = [base_prompt(tools), *([skills] if skills else [])]
     budget = max_project_chars
     for name in PROJECT_FILES:
+        if not os.path.lexists(workspace.root / name):
+            # Absent, the usual case: skipped before the guarded read, whose "not found" error would look for
+            # near misses across the workspace for nobody (some 30 ms before a repository's first request).
+            # What exists, a link included, is read through the guard below.
+            continue
         try:
             text = workspace.read_text(name).text.strip()
         except ToolError as err:
