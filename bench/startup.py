@@ -3,7 +3,8 @@
 Runs, interleaved round by round so machine noise hits every command alike: `python -c pass` (the floor any
 Python CLI pays), the floors with pydantic and with the openai SDK imported, `sneakycode --help`,
 `sneakycode tool read_file` in a small workspace, and `sneakycode -p` against the scripted server on
-127.0.0.1, timed from process start until the server has read the first chat request. Prints the median
+127.0.0.1, timed from process start until the server has read the first chat request (and the CPU the process
+tree had spent by then, read from /proc as the server reads the request). Prints the median
 wall time, CPU time and peak RSS of each (per child, through /usr/bin/time) next to the targets of the
 "Cold start" issue, then the imports that cost the most (`-X importtime`, median cumulative over a few
 runs) of the tool call and of the headless run, to record before and after a change. Modules loaded with
@@ -27,8 +28,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
+from typing import ClassVar
 
 from _cli_env import prepare_cli_env
+from peers import tree_usage
 
 HEAVY_PACKAGES = ("pydantic", "openai", "httpx", "rich", "prompt_toolkit", "mcp", "tree_sitter", "platformdirs")
 IMPORTTIME_RUNS = 5
@@ -62,6 +65,12 @@ def sneakycode_argv() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "sneakycode.faces.cli.main"]
 
 
+class Running:
+    """The session id of the command under way (its process group's leader), for the server's thread."""
+
+    session: int | None = None
+
+
 def run_child(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, Sample]:
     """Start time, and wall time, peak RSS and exit code of one run.
 
@@ -74,8 +83,10 @@ def run_child(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, S
         prefix = [timer, "-f", "%M", "-o", rss_file.name] if timer else []
         start = monotonic()
         proc = subprocess.Popen([*prefix, *argv], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        Running.session = proc.pid
         _, status, usage = os.wait4(proc.pid, 0)
+        Running.session = None
         wall = monotonic() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         lines = rss_file.read().split()
@@ -215,9 +226,20 @@ def main() -> int:
     parser.add_argument("--repo", action="store_true", help=f"the workspace is a git repository of {REPO_FILES} files")
     args = parser.parse_args()
     prepare_cli_env()
-    from sneakycode.testing.server import ScriptedServer
+    from sneakycode.testing.server import RecordedRequest, ScriptedServer
 
-    with tempfile.TemporaryDirectory() as tmp, ScriptedServer({"steps": []}) as server:
+    class CpuAtRequest(ScriptedServer):
+        """Notes, as it reads each POST, the CPU seconds the command's process tree has spent by then."""
+
+        cpu_at: ClassVar[dict[int, float]] = {}
+
+        def _record(self, method: str, path: str, headers: dict[str, str], body: object) -> RecordedRequest:
+            record = super()._record(method, path, headers, body)
+            if method == "POST" and Running.session is not None:
+                self.cpu_at[id(record)] = tree_usage(Running.session)[1]
+            return record
+
+    with tempfile.TemporaryDirectory() as tmp, CpuAtRequest({"steps": []}) as server:
         root = Path(tmp)
         ws = root / "ws"
         ws.mkdir()
@@ -252,7 +274,8 @@ def main() -> int:
                 if round_index:
                     tree.whole_turn.samples.append(sample)
                     arrival = posts[0].received_at - start if posts else float("nan")
-                    tree.first_request.samples.append(Sample(arrival, sample.cpu, sample.rss_mb, sample.returncode))
+                    cpu = server.cpu_at.get(id(posts[0]), float("nan")) if posts else float("nan")
+                    tree.first_request.samples.append(Sample(arrival, cpu, sample.rss_mb, sample.returncode))
         rows = [*floors]
         for attribute in ("help", "tool", "first_request", "whole_turn"):
             rows += [getattr(tree, attribute) for tree in trees]
@@ -262,7 +285,8 @@ def main() -> int:
             ratio = _median([s.wall for s in tree.tool.samples]) / floor_wall
             print(f"\nsneakycode tool read_file{tree.label}: {ratio:.1f}x python -c pass (target: at most "
                   f"{READ_FILE_FLOOR_RATIO:g}x): {_verdict(ratio, READ_FILE_FLOOR_RATIO)}")
-        print("\nwall: median of interleaved runs; -p rows share runs (CPU and RSS are the whole run's);"
+        print("\nwall: median of interleaved runs; -p rows share runs (the first request's CPU is the process "
+              "tree's as the server read that request, in clock ticks; RSS is the whole run's);"
               f" {args.rounds} rounds; MB = MiB of peak RSS")
         if args.no_importtime:
             return 0
