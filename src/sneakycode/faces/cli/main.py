@@ -133,6 +133,10 @@ def _add_goal(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attempt-rule", choices=("first", "vote"), default="first",
                         help="without --until: keep the first attempt to finish, or the small model's vote")
     parser.add_argument("--workers", type=int, default=1, metavar="N", help="with --attempts: attempts at once")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="with --attempts: run them here or on Ray (needs sneakycode[ray])")
+    parser.add_argument("--escalate", choices=("after", "never", "now"), default="after",
+                        help="with --until: when [models] fallback takes over (default: after the main model fails)")
 
 
 def _add_version(parser: argparse.ArgumentParser) -> None:
