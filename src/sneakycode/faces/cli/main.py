@@ -302,6 +302,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.prompt is not None and args.task:
             print(f"sneakycode: two tasks: -p {args.prompt!r} and {args.task!r}; give one", file=sys.stderr)
             return ExitCode.USAGE
+        if args.attempts != 1 and args.prompt is None and args.input_format != "stream-json":
+            # Said rather than ignored: the terminal runs attempts with /attempts N TASK, after it starts.
+            print("sneakycode: --attempts runs a task headless: sneakycode -p TASK --attempts N (in the terminal: "
+                  "/attempts N TASK)", file=sys.stderr)
+            return ExitCode.USAGE
         if args.prompt is not None or args.input_format == "stream-json":
             from sneakycode.faces.cli.headless import run_headless
 
