@@ -57,7 +57,8 @@ def test_three_attempts_keep_the_passing_one_with_the_smallest_diff_and_apply_it
     assert result.attempts[1]["diff_lines"] < result.attempts[2]["diff_lines"]
     assert (repo / "calc.py").read_text() == FIXED and result.files_changed == ["calc.py"]
     assert result.check is not None and result.check["passed"] and "applied to the workspace" in result.message
-    assert leftover_worktrees(repo) == [] and not Path(result.cost["attempts_dir"], "tasks", "attempt-1").exists()
+    assert leftover_worktrees(repo) == []
+    assert not Path(result.cost["attempts_dir"], "main", "tasks", "attempt-1").exists()
 
 
 def test_attempts_are_not_applied_without_consent(tmp_path: Path) -> None:
@@ -81,7 +82,7 @@ def test_cancelling_attempts_leaves_no_worktree_and_no_process(tmp_path: Path) -
         result = run_attempts(options(server, repo, attempts=2, until=None, max_turns=2), "hang", stop=stop,
                               workers=2)
     assert result.status == "cancelled" and leftover_worktrees(repo) == []
-    assert not any(Path(result.cost["attempts_dir"], "tasks").glob("attempt-*"))
+    assert not any(Path(result.cost["attempts_dir"], "main", "tasks").glob("attempt-*"))
     assert _hanging() == []
 
 

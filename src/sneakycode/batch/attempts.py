@@ -130,7 +130,7 @@ def sandboxed(workspace: Path, options: Options) -> bool:
     return probe(workspace, network=True).available or settings.tools.shell.sandbox == "bwrap"
 
 
-def task_for(options: Options, prompt: str, top: Path, base: str, number: int, escalate: Escalate) -> TaskSpec:
+def task_for(options: Options, prompt: str, top: Path, base: str, number: int, escalate: Escalate | None) -> TaskSpec:
     """Attempt `number` as a batch task from commit `base`: the same request, budgets and model; the check as the
     agent's goal and, run again by batch after the agent, as the verdict (an agent's word that it passed is not
     taken); `escalate` when the fallback model works on it (None: the options' own)."""
