@@ -133,8 +133,8 @@ def test_without_a_check_the_small_models_vote_picks_the_attempt(tmp_path: Path)
 
 def test_attempts_start_from_the_working_tree_with_its_uncommitted_and_untracked_files(tmp_path: Path) -> None:
     """The attempts see the user's uncommitted change and untracked file (not an ignored one), and applying the
-    chosen one keeps both: its diff is against a snapshot of the working tree, not HEAD. The user's index and
-    stash are left as they were."""
+    chosen one keeps both: its diff is against a snapshot of the working tree, not HEAD. Hardening round three,
+    class 40: the snapshot leaves the user's index and stash as they were, and an ignored file stays out."""
     repo = make_repo(tmp_path, "app", {"calc.py": CALC, ".gitignore": "secret.txt\n"})
     (repo / "calc.py").write_text(CALC + "\n\ndef double(x):\n    return 2 * x\n")  # uncommitted
     (repo / "check_calc.py").write_text(FILES["check_calc.py"])  # untracked: the check itself
