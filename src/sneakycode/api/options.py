@@ -84,6 +84,9 @@ class Options:
     attempts: int = 1
     # Without a check, how attempts are compared: "first" to finish, or "vote" by the small model.
     attempt_rule: str = "first"
+    # When `[models] fallback` works on a goal: "after" the main model's rounds fail the check, "never", or "now"
+    # (from the start: what attempts run once every attempt of the main model failed, batch/attempts.py).
+    escalate: str = "after"
 
     def layer(self) -> dict[str, Any]:
         """The configuration layer these options stand for, by dotted key (None fields left out)."""

@@ -253,6 +253,10 @@ class FallbackModelSettings(SmallModelSettings):
     max_cost: float | None = Field(
         None, gt=0, description="Its own cost cap in USD for the rounds it runs (unset: only budgets.max_cost)."
     )
+    attempts: int = Field(
+        1, ge=1, description="With `--attempts`: how many attempts it gets once every attempt of the main model "
+        "failed the check (each under its own max_cost).",
+    )
 
 
 class ModelsSettings(_Strict):

@@ -82,8 +82,8 @@ def _run_attempts(args: argparse.Namespace, task: str, options: Options) -> int:
     stop = threading.Event()
     try:
         with cancel_on_sigint(stop.set, sigterm=True):
-            result = run_attempts(options, task, workers=args.workers, confirm=lambda _found: bool(args.yes),
-                                  stop=stop)
+            result = run_attempts(options, task, workers=args.workers, executor=args.executor,
+                                  confirm=lambda _found: bool(args.yes), stop=stop)
     except ConfigError as exc:
         print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE

@@ -133,6 +133,10 @@ def _add_goal(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attempt-rule", choices=("first", "vote"), default="first",
                         help="without --until: keep the first attempt to finish, or the small model's vote")
     parser.add_argument("--workers", type=int, default=1, metavar="N", help="with --attempts: attempts at once")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="with --attempts: run them here or on Ray (needs sneakycode[ray])")
+    parser.add_argument("--escalate", choices=("after", "never", "now"), default="after",
+                        help="with --until: when [models] fallback takes over (default: after the main model fails)")
 
 
 def _add_version(parser: argparse.ArgumentParser) -> None:
@@ -297,6 +301,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.prompt, args.task = args.task, None
         if args.prompt is not None and args.task:
             print(f"sneakycode: two tasks: -p {args.prompt!r} and {args.task!r}; give one", file=sys.stderr)
+            return ExitCode.USAGE
+        if args.attempts != 1 and args.prompt is None and args.input_format != "stream-json":
+            # Said rather than ignored: the terminal runs attempts with /attempts N TASK, after it starts.
+            print("sneakycode: --attempts runs a task headless: sneakycode -p TASK --attempts N (in the terminal: "
+                  "/attempts N TASK)", file=sys.stderr)
             return ExitCode.USAGE
         if args.prompt is not None or args.input_format == "stream-json":
             from sneakycode.faces.cli.headless import run_headless

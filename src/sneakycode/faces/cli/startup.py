@@ -102,6 +102,7 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
         check_timeout=getattr(args, "check_timeout", None),
         attempts=getattr(args, "attempts", 1),
         attempt_rule=getattr(args, "attempt_rule", "first"),
+        escalate=getattr(args, "escalate", "after"),
         **more,
     )
 
