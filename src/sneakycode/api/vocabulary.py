@@ -24,8 +24,11 @@ from sneakycode.agent.events import (
     TurnEvent,
     UsageEvent,
 )
+from sneakycode.config import LoadedSettings
 from sneakycode.errors import CheckpointError, ConfigError, ErrorCode, ModelError, SneakyError, ToolError
 from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered, Unattended
+from sneakycode.process.jobs import Job
+from sneakycode.session.folders import SessionInfo
 from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, ToolContext, ToolResult
 from sneakycode.tools.images import IMAGE_SUFFIXES
 
@@ -39,6 +42,8 @@ __all__ = [
     "ErrorCode",
     "Event",
     "ImagePart",
+    "Job",
+    "LoadedSettings",
     "ModelError",
     "NoticeEvent",
     "PendingCall",
@@ -49,6 +54,7 @@ __all__ = [
     "ReasoningDeltaEvent",
     "ReasoningEvent",
     "Remembered",
+    "SessionInfo",
     "SneakyError",
     "StallEvent",
     "SubagentEvent",
