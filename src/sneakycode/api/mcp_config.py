@@ -13,7 +13,7 @@ from typing import Any
 
 from sneakycode.config import PROJECT_CONFIG, LoadedSettings, user_config_path
 
-__all__ = ["add_server", "config_file", "remove_server", "server_rows", "servers_report"]
+__all__ = ["add_server", "config_file", "remove_server", "server_rows", "servers_report", "validate_server"]
 
 
 def server_rows(loaded: LoadedSettings) -> list[Any]:
@@ -47,15 +47,21 @@ def config_file(scope: str, loaded: LoadedSettings | None) -> Path:
     return loaded.base / PROJECT_CONFIG
 
 
-def add_server(path: Path, name: str, entry: dict[str, Any]) -> bool:
-    """Write server `name` = `entry` into `path` (True when it replaced one); a ConfigError (nothing written)
-    when the entry is not a valid server."""
-    import tomlkit
-
+def validate_server(entry: dict[str, Any]) -> None:
+    """Check `entry` with the settings model a session reads servers with; raises when it is not a server."""
     from sneakycode.config import McpServerSettings
-    from sneakycode.config.toml_edit import read_document, write_document
 
     McpServerSettings.model_validate(entry)
+
+
+def add_server(path: Path, name: str, entry: dict[str, Any]) -> bool:
+    """Write server `name` = `entry` into `path` (True when it replaced one); nothing is written when the
+    entry is not a valid server."""
+    import tomlkit
+
+    from sneakycode.config.toml_edit import read_document, write_document
+
+    validate_server(entry)
     document = read_document(path)
     mcp = document.setdefault("mcp", tomlkit.table())
     servers = mcp.setdefault("servers", tomlkit.table())
