@@ -1,5 +1,6 @@
-"""The user's consent to what a repository's files ask for (`sneakycode trust`): what waits for it, and
-recording or revoking it. Thin verbs over `config/trust.py`, the one place trust is decided."""
+"""Workspace trust for a face: what the repository's files ask for that waits for trust, which files they are,
+and recording the person's "yes" (or taking it back: `sneakycode trust --revoke`). The trust itself (hashes,
+where it is kept) is config/trust.py's."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from pathlib import Path
 
 from sneakycode.config import REPOSITORY_FILES, LoadedSettings, record_trust, repository_files, trust_state_dir
 
-__all__ = ["REPOSITORY_FILES", "present_files", "set_trusted", "trust_requests", "trust_state"]
+__all__ = ["REPOSITORY_FILES", "present_files", "repository_file_paths", "set_trusted", "trust_requests",
+           "trust_state", "trust_workspace"]
 
 
 def trust_requests(loaded: LoadedSettings) -> list[str]:
@@ -18,10 +20,20 @@ def trust_requests(loaded: LoadedSettings) -> list[str]:
     return [*loaded.ignored, *(f"MCP server {h.name} = {h.target} ({h.origin})" for h in held)]
 
 
+def repository_file_paths(loaded: LoadedSettings) -> list[Path]:
+    """The repository's configuration files that the trust question is about (absolute)."""
+    base = loaded.base or loaded.workspace
+    return [base / path for path, _ in repository_files(base)]
+
+
 def present_files(loaded: LoadedSettings) -> list[Path]:
-    """The repository's files that trust covers and that exist here."""
-    assert loaded.base is not None
-    return [path for path, _ in repository_files(loaded.base)]
+    """The repository's files that trust covers and that exist here (relative to the workspace's base)."""
+    return [path for path, _ in repository_files(loaded.base or loaded.workspace)]
+
+
+def trust_workspace(loaded: LoadedSettings) -> None:
+    """Record the person's trust in the workspace's files as they are now (a later change asks again)."""
+    record_trust(loaded.base or loaded.workspace, trust_state_dir())
 
 
 def trust_state() -> Path:
@@ -30,6 +42,5 @@ def trust_state() -> Path:
 
 
 def set_trusted(loaded: LoadedSettings, state: Path, *, trusted: bool = True) -> None:
-    """Record trust in the files as they are now (or forget it)."""
-    assert loaded.base is not None
-    record_trust(loaded.base, state, forget=not trusted)
+    """Record trust in the files as they are now in `state` (or, with `trusted` off, forget it)."""
+    record_trust(loaded.base or loaded.workspace, state, forget=not trusted)

@@ -1,5 +1,7 @@
 """The verbs that change a session between requests, written once for every face: `set_mode`, `clear`,
-`compact`, `rewind`, `resume`, `set_model` (and its older name `switch_model`), with `tasks` and `jobs` to look at.
+`compact`, `rewind`, `resume`, `set_model` (and its older name `switch_model`), with `tasks` and `jobs` to look at;
+through its mixins the conversation and its neighbours (api/history.py), listings (api/catalog.py), usage
+(api/usage.py), a prompt line's mentions (api/mentions.py) and the network proxy's refusals (api/network.py).
 
 The terminal's slash commands and the editor's call these and nothing below them, so `/clear` means the same
 in both (the SessionStart hooks run again). Each waits for a running request to end: one request or change
@@ -11,6 +13,13 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from sneakycode.api.catalog import CatalogVerbs
+from sneakycode.api.history import HistoryVerbs
+from sneakycode.api.mentions import MentionVerbs
+from sneakycode.api.network import NetworkVerbs
+from sneakycode.api.previews import PreviewVerbs
+from sneakycode.api.usage import UsageVerbs
+
 if TYPE_CHECKING:
     from sneakycode.agent.compaction_now import ManualCompaction
     from sneakycode.agent.model.providers import ModelConfig
@@ -20,8 +29,10 @@ if TYPE_CHECKING:
     from sneakycode.session.rewind import RewindReport
 
 
-class SessionVerbs:
-    """Mixed into `Session`: what it needs of it is its parts, settings, options and its request lock."""
+class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, NetworkVerbs, PreviewVerbs):
+    """Mixed into `Session`: what it needs of it is its parts, settings, options and its request lock. The
+    looking verbs are grouped by concept in their own modules (history, catalog, usage, mentions,
+    network, previews)."""
 
     parts: Parts
     loaded: LoadedSettings
@@ -95,16 +106,13 @@ class SessionVerbs:
         """Continue the conversation (and task list) of another saved session of this workspace here, in this
         session; files count as unread. Returns how many messages it brought back; a ConfigError when there is
         no such session or its transcript does not hold a conversation (nothing changes then)."""
-        from sneakycode.config import state_dir
+        from sneakycode.api.history import other_sessions
         from sneakycode.errors import ConfigError
-        from sneakycode.session.folders import list_sessions
         from sneakycode.session.transcript import TRANSCRIPT, load_transcript
 
         with self._running:
             ctx, agent = self.parts.ctx, self.parts.agent
-            found = next((info for info in list_sessions(state_dir(self.loaded.settings), self.loaded.workspace)
-                          if info.id == session_id and info.id != ctx.session_id
-                          and (info.dir / TRANSCRIPT).exists()), None)
+            found = next((info for info in other_sessions(self.parts, self.loaded) if info.id == session_id), None)
             if found is None:
                 raise ConfigError(f"there is no other saved session {session_id!r} in this workspace")
             saved = load_transcript(found.dir / TRANSCRIPT)
