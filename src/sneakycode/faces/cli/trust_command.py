@@ -15,8 +15,6 @@ from sneakycode.api.trust import REPOSITORY_FILES, present_files, set_trusted, t
 from sneakycode.faces.shared.exit_codes import ExitCode
 from sneakycode.faces.shared.startup import config_error_exit, workspace_settings
 
-__all__ = ["add_arguments", "run", "trust_requests"]  # trust_requests: the terminal face imports it from here
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
