@@ -90,10 +90,10 @@ def run_cli(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = No
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
-# Whole suites that drive real outside programs turn after turn (an editor client spawning `sneakycode acp`,
-# language servers, eval's many agent runs, doctor's timed probes): slow as a whole, so `make test` leaves
-# them to `make test-slow`, which .ci/run runs after it.
-SLOW_SUITES = ("faces/acp", "evals", "doctor", "tools/lsp")
+# Whole suites that drive real outside programs turn after turn (language servers, eval's many agent runs,
+# doctor's timed probes): slow as a whole, so `make test` leaves them to `make test-slow`, which .ci/run runs
+# after it. (The editor face's suite runs its agent in process and marks its few real-process tests slow.)
+SLOW_SUITES = ("evals", "doctor", "tools/lsp")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

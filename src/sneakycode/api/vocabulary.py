@@ -37,7 +37,7 @@ from sneakycode.process.jobs import Job
 from sneakycode.session.folders import SessionInfo
 from sneakycode.session.rewind import RewindReport
 from sneakycode.session.undo import UndoReport
-from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, ToolContext, ToolResult
+from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, Tool, ToolContext, ToolResult
 from sneakycode.tools.images import IMAGE_SUFFIXES
 
 __all__ = [
@@ -79,6 +79,7 @@ __all__ = [
     "SubagentInfo",
     "TasksEvent",
     "TextDeltaEvent",
+    "Tool",
     "ToolCallEvent",
     "ToolContext",
     "ToolError",

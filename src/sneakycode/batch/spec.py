@@ -41,6 +41,9 @@ class TaskSpec(BaseModel):
     sandbox_hide: tuple[str, ...] = Field(
         (), description="Absolute paths the task's sandboxed commands (setup, the agent's, test) never see."
     )
+    until: str | None = Field(None, description="The agent's goal check (`-p --until`): it works until it passes.")
+    until_files: tuple[str, ...] | None = Field(None, description="The check's files (`--until-files`).")
+    check_timeout: int | None = Field(None, ge=1, description="Seconds the goal check may run (`--check-timeout`).")
 
     @field_validator("prompt")
     @classmethod

@@ -81,6 +81,12 @@ def _git(args: list[str], cwd: Path, *, neutral: bool = False, git_dir: Path | N
     return result.stdout.decode("utf-8", "replace")
 
 
+def repository_git(args: list[str], cwd: Path) -> str:
+    """git in a repository batch did not make (the user's own, for attempts), neutral all the same: a change
+    made by a model is applied there, and nothing of the repository's choosing should run while it is."""
+    return _git(args, cwd, neutral=True)
+
+
 @contextmanager
 def _repository_lock(repo: Path) -> Iterator[None]:
     """One worktree change at a time per repository, across threads, processes and Ray workers: `worktree

@@ -43,7 +43,7 @@ def run_own(session: Session, name: str, argument: str, say: Callable[[str], Non
         session.clear()
         say("Conversation cleared.")
         return
-    from sneakycode.errors import SneakyError
+    from sneakycode.api.vocabulary import SneakyError
 
     try:
         done = session.compact(argument)

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from sneakycode.faces.shared.exit_codes import ExitCode
-from sneakycode.faces.shared.flags import add_budget_flags, add_flags, add_model_flags, add_workspace_flag
+from sneakycode.faces.shared.flags import GOAL_FLAGS, add_budget_flags, add_flags, add_model_flags, add_workspace_flag
 
 
 def _epilog(subcommands: Mapping[str, str]) -> str:
@@ -59,6 +59,7 @@ def parser(subcommands: Mapping[str, str]) -> argparse.ArgumentParser:
     parser.add_argument("--reasoning-effort", choices=("low", "medium", "high"),
                         help="how hard a reasoning model thinks (sent the way its family takes it)")
     add_budget_flags(parser)
+    add_flags(parser, *GOAL_FLAGS)
     parser.add_argument("-c", "--continue", dest="continue_session", action="store_true",
                         help="continue the latest session of this workspace")
     parser.add_argument("-r", "--resume", metavar="ID",

@@ -66,8 +66,25 @@ FLAGS: dict[str, Flag] = {
                                                    "help": "apply .sneakycode/config.toml in full for this run"}),
     "--verbose": Flag(("--verbose",), {"action": "store_true", "help": "show debug information"}),
     "--mode": Flag(("--mode",), {"type": permission_mode, "metavar": "MODE", "help": MODE_HELP}),
+    # A goal and its attempts (docs/goals.md).
+    "--until": Flag(("--until",), {"metavar": "CMD",
+                                   "help": "with -p: work until CMD passes (exit code 0), or a budget ends it"}),
+    "--until-files": Flag(("--until-files",), {
+        "action": "append", "metavar": "PATH",
+        "help": "a file of the check the model may not change (repeatable; default: the files CMD names)"}),
+    "--check-timeout": Flag(("--check-timeout",), {"type": int, "metavar": "SECONDS",
+                                                   "help": "kill the check after this long (default 300)"}),
+    "--attempts": Flag(("--attempts",), {
+        "type": int, "default": 1, "metavar": "N",
+        "help": "with -p: N independent attempts in their own worktrees; the passing one is kept"}),
+    "--attempt-rule": Flag(("--attempt-rule",), {
+        "choices": ("first", "vote"), "default": "first",
+        "help": "without --until: keep the first attempt to finish, or the small model's vote"}),
+    "--workers": Flag(("--workers",), {"type": int, "default": 1, "metavar": "N",
+                                       "help": "with --attempts: attempts at once"}),
 }
 MODEL_FLAGS = ("--provider", "--model", "--base-url", "--api-key")
+GOAL_FLAGS = ("--until", "--until-files", "--check-timeout", "--attempts", "--attempt-rule", "--workers")
 BUDGET_FLAGS = ("--max-turns", "--max-tokens", "--max-cost", "--timeout")
 
 

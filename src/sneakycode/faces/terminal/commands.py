@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from sneakycode.api.vocabulary import CheckpointError, PermissionMode
+from sneakycode.api.vocabulary import CheckpointError, ConfigError, PermissionMode
 from sneakycode.faces.cli.text import markup_safe, printable
 from sneakycode.faces.terminal import model_commands, session_commands
 from sneakycode.faces.terminal.status import cache_summary
@@ -129,6 +129,58 @@ def _clear(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
+def _goal(sc: SlashContext, arg: str) -> bool:
+    """`/goal CMD`: from the next task on, work until CMD passes (docs/goals.md); `/goal off` drops it."""
+    current = sc.run.options.until
+    if not arg:
+        shown = f"`{markup_safe(current)}`" if current else "none"
+        sc.console.print(f"goal: {shown}  (set with /goal CMD, drop with /goal off)")
+        return True
+    try:
+        sc.run.set_goal(None if arg == "off" else arg)
+    except ConfigError as exc:
+        sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return True
+    if arg == "off":
+        sc.console.print("Goal dropped: tasks end when the model says they are done.")
+    else:
+        sc.console.print(f"Goal set: each task runs until `{markup_safe(arg)}` passes or a budget ends it; the "
+                         "files it names are read-only for the model meanwhile.")
+    return True
+
+
+def _attempts(sc: SlashContext, arg: str) -> bool:
+    """`/attempts N TASK`: N attempts of TASK in their own worktrees (with the /goal check, when one is set);
+    the chosen change is applied only when the person says yes (docs/goals.md)."""
+    from dataclasses import replace
+
+    from sneakycode.batch.attempts import Attempts, run_attempts
+
+    count, _, task = arg.partition(" ")
+    if not count.isdigit() or not task.strip():
+        sc.console.print("usage: /attempts N TASK  (with /goal CMD set first, the passing attempt is kept)")
+        return True
+
+    def confirm(found: Attempts) -> bool:
+        chosen = found.chosen or {}
+        answer = sc.console.input(f"Apply attempt {chosen.get('attempt')}'s change "
+                                  f"({chosen.get('diff_lines')} changed lines) to the workspace? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    sc.console.print(f"Running {count} attempt(s) in their own worktrees; Ctrl-C cancels them all.")
+    try:
+        result = run_attempts(replace(sc.run.options, attempts=int(count)), task, confirm=confirm)
+    except ConfigError as exc:
+        sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return True
+    for row in result.attempts:
+        check = {True: "passed", False: "failed", None: "no check"}[row["check_passed"]]
+        sc.console.print(f"  attempt {row['attempt']}: {row['status']}, check {check}, {row['turns']} turns, "
+                         f"{row['tokens']} tokens, {row['diff_lines']} changed lines")
+    sc.console.print(markup_safe(result.message))
+    return True
+
+
 def _jobs(sc: SlashContext, arg: str) -> bool:
     """List the session's jobs; `/jobs kill N` ends one (the person at the terminal needs no approval)."""
     action, _, number = arg.partition(" ")
@@ -201,6 +253,8 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),
+    "attempts": (_attempts, "N TASK run TASK N times in worktrees, keep the passing attempt (asks to apply)"),
+    "goal": (_goal, "[CMD|off] work on each task until CMD passes (a goal); show or drop it"),
     "stats": (_stats, "tokens and cost of this session"),
     "expand": (_expand, "show the last tool result whole (results are folded to a few lines)"),
     "exit": (_exit, "leave SneakyCode"),
