@@ -25,7 +25,7 @@ from sneakycode.faces.shared.exit_codes import ExitCode
 from sneakycode.faces.shared.flags import add_workspace_flag
 from sneakycode.faces.shared.startup import config_error_exit, workspace_settings
 
-__all__ = ["add_arguments", "run", "servers_report"]  # servers_report: the terminal face imports it from here
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -23,7 +23,7 @@ from sneakycode.faces.shared.startup import config_error_exit, workspace_setting
 if TYPE_CHECKING:
     from sneakycode.api.vocabulary import LoadedSettings
 
-__all__ = ["add_arguments", "rules_report", "run"]  # rules_report: the terminal face imports it from here
+__all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
