@@ -110,18 +110,18 @@ def named_files(command: str, workspace: Workspace) -> list[Path]:
 
 def run_check(session: Session, goal: Goal) -> dict[str, Any]:
     """Run the check once, as the user's own run_command call (api docstring above); its bounded outcome."""
-    result = session.agent.gate.run_direct("run_command", {"command": goal.command, "timeout": goal.timeout})
+    result = session._agent.gate.run_direct("run_command", {"command": goal.command, "timeout": goal.timeout})
     return {
         "command": goal.command, "passed": result.success, "exit_code": result.data.get("exit_code"),
         "code": None if result.success else str(result.code), "output": result.render(),
-        "timed_out": bool(result.data.get("timed_out")), "files": goal.shown_files(session.ctx.workspace),
+        "timed_out": bool(result.data.get("timed_out")), "files": goal.shown_files(session._ctx.workspace),
     }  # fmt: skip
 
 
 def run_goal(session: Session, prompt: str, step: Step) -> Result:
     """Work on `prompt` until the goal's check passes or a budget ends it (the module docstring says how)."""
-    options, agent = session.options, session.agent
-    workspace = session.ctx.workspace
+    options, agent = session.options, session._agent
+    workspace = session._ctx.workspace
     goal = goal_for(options, workspace, session.loaded.settings.tools.shell.max_timeout)
     agent.cancel.clear()  # a cancel of an earlier request is not this one's (run_turn clears it the same way)
     workspace.held = dict(goal.files)
@@ -166,7 +166,7 @@ class _Rounds:
 
     def run(self, request: str, check: dict[str, Any], max_turns: int) -> Result:
         """Requests until the check passes or a budget ends them; `max_turns` counts all of these requests."""
-        session, agent = self.session, self.session.agent
+        session, agent = self.session, self.session._agent
         kept = agent.max_turns
         try:
             while True:
@@ -192,7 +192,7 @@ class _Rounds:
 
     def budget_stop(self, max_turns: int) -> tuple[Any, str, str] | None:
         """Why the goal stops although the check still fails: its turns, or a session budget used up."""
-        keeper = self.session.agent.budgets
+        keeper = self.session._agent.budgets
         which = keeper.exhausted()
         failing = f" The check `{self.goal.command}` still fails."
         if which is not None:
@@ -221,7 +221,7 @@ class _Rounds:
         return replace(last, message=message, turns=self.turns, tool_calls=self.tool_calls,
                        usage=self.usage or last.usage, check={**check, "rounds": self.rounds, "already_passing": False},
                        solved_by=self.session.model if solved else None, models=per_model(self.session),
-                       cost=self.session.agent.spending.report())  # fmt: skip
+                       cost=self.session._agent.spending.report())  # fmt: skip
 
 
 def escalate(session: Session, rounds: _Rounds, prompt: str, failed: Result) -> Result | None:
@@ -236,7 +236,7 @@ def escalate(session: Session, rounds: _Rounds, prompt: str, failed: Result) -> 
                    f"Its output:\n{check.get('output', '')}\n\nMake the check pass (exit code 0); its files are "
                    "read-only for this run.")
         # The fallback gets max_turns of its own: it starts where the main model left off, not at zero.
-        return rounds.run(request, check, rounds.turns + session.agent.max_turns)
+        return rounds.run(request, check, rounds.turns + session._agent.max_turns)
 
 
 @contextmanager
@@ -246,13 +246,13 @@ def on_fallback(session: Session) -> Iterator[str | None]:
     Yields its name, or None when no fallback is set (nothing changes)."""
     from sneakycode.api.binding import ModelBinding, fallback_cost_cap
 
-    models = session.parts.models
+    models = session._parts.models
     if session.loaded.settings.models.fallback is None or models is None:
         yield None
         return
     binding = ModelBinding.for_model(None, "fallback", models)
-    binding.charge_to(session.agent.spending)
-    keeper = session.agent.budgets
+    binding.charge_to(session._agent.spending)
+    keeper = session._agent.budgets
     own_cap = fallback_cost_cap(session.loaded)
     kept_budgets = keeper.budgets
     if own_cap is not None:  # the cap counts from here: what the main model spent is not the fallback's
@@ -284,10 +284,10 @@ def check_line(check: dict[str, Any], rounds: int) -> str:
 
 def per_model(session: Session) -> dict[str, dict[str, Any]]:
     """Tokens and cost by model name (the loop counts the start-up model's requests under "main")."""
-    models = session.parts.models
+    models = session._parts.models
     start = models.main.model if models is not None else session.model
     merged: dict[str, dict[str, Any]] = {}
-    for name, spent in session.agent.spending.by_model.items():
+    for name, spent in session._agent.spending.by_model.items():
         mine = merged.setdefault(start if name == "main" else name, {"prompt_tokens": 0, "completion_tokens": 0,
                                                                       "usd": 0.0})
         for key, value in spent.items():
@@ -298,5 +298,5 @@ def per_model(session: Session) -> dict[str, dict[str, Any]]:
 def ended(session: Session, status: Any, message: str, check: dict[str, Any]) -> Result:
     """A goal that ends without asking the model anything (already passing, or the check cannot run)."""
     return Result(status=status, message=message, session_id=session.session_id, check=check,
-                  cost=session.agent.spending.report(), models=per_model(session),
+                  cost=session._agent.spending.report(), models=per_model(session),
                   solved_by=None, jobs=session.jobs())

@@ -20,7 +20,7 @@ def attach_images(session: Session, paths: list[str], *, flag: str = "--image") 
     read or the model takes no images."""
     if not paths:
         return []
-    if not session.parts.ctx.supports_images:
+    if not session._parts.ctx.supports_images:
         raise ConfigError(
             f"{flag} needs a model that accepts images, and {session.model} is not known to (set supports_images = "
             "true if it does, or choose a vision model with --model)"

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from sneakycode.api.structured import OutputSchema
     from sneakycode.api.telemetry.recorder import Recorder
     from sneakycode.config import LoadedSettings
-    from sneakycode.extensions.invocation import Extensions
     from sneakycode.permissions.gate import Approver, Unattended
     from sneakycode.process.jobs import Job
     from sneakycode.tools.base import ImagePart
@@ -169,14 +168,14 @@ class Session(SessionVerbs):
             approver_for = remembering(approver_for, self.approvals)
             told = options if self.output_schema is None else replace(options, system_prompt="\n\n".join(
                 filter(None, (options.system_prompt, self.output_schema.instructions()))))
-            self.parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())
+            self._parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())
             undo.callback(self._close_parts)
             # After the assembly: spans carry the session's id, and costs come from its spending.
             self._telemetry: Recorder | None = start_telemetry(self, self._notice)
             if self._telemetry is not None:
                 undo.callback(self._telemetry.close)
                 self._sink.sinks.append(self._telemetry.emit)
-            self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
+            self.changes = ChangeTracker(self._ctx.session_dir, self._ctx.workspace.root)
             undo.pop_all()
         self._started = False
         self._titled = False
@@ -185,40 +184,36 @@ class Session(SessionVerbs):
 
     def _close_parts(self) -> None:
         try:
-            self.ctx.close()
+            self._ctx.close()
         finally:
-            self.parts.close("other")
+            self._parts.close("other")
 
     # ---- what a face may look at -------------------------------------------------------------------
 
     @property
-    def agent(self) -> Agent:
-        return self.parts.agent
+    def _agent(self) -> Agent:
+        return self._parts.agent
 
     @property
-    def ctx(self) -> ToolContext:
-        return self.parts.ctx
+    def _ctx(self) -> ToolContext:
+        return self._parts.ctx
 
     @property
     def session_id(self) -> str:
-        return self.parts.ctx.session_id
+        return self._parts.ctx.session_id
 
     @property
     def model(self) -> str:
-        return self.parts.config.model
+        return self._parts.config.model
 
     @property
     def config(self) -> ModelConfig:
         """The endpoint, model and window in use (after `switch_model`, the new one's)."""
-        return self.parts.config
-
-    @property
-    def extensions(self) -> Extensions:
-        return self.parts.extensions
+        return self._parts.config
 
     @property
     def resumed(self) -> bool:
-        return self.parts.saved is not None
+        return self._parts.saved is not None
 
     # ---- running requests ----------------------------------------------------------------------------
 
@@ -226,7 +221,7 @@ class Session(SessionVerbs):
         """Run the SessionStart hooks (once; `run` does it when nobody did)."""
         if not self._started:
             self._started = True
-            self.agent.start_session("resume" if self.resumed else "startup")
+            self._agent.start_session("resume" if self.resumed else "startup")
 
     def run(self, prompt: str, images: list[ImagePart] | None = None) -> Result:
         """Work on one request to its end, in this conversation. `/NAME ARGS` runs a custom command or skill;
@@ -261,16 +256,16 @@ class Session(SessionVerbs):
         invocation = expand(self, prompt)
         request = invocation.prompt if invocation is not None else prompt
         request, more = with_resources(self, request)
-        self.agent.hooks.answer_check = self._answer_check()
+        self._agent.hooks.answer_check = self._answer_check()
         try:
             with in_effect(self, invocation) if invocation is not None else nullcontext():
-                outcome = self.agent.run_turn(request, [*(images or []), *more])
+                outcome = self._agent.run_turn(request, [*(images or []), *more])
         finally:
-            self.agent.hooks.answer_check = None
+            self._agent.hooks.answer_check = None
         if not self._titled:
             self._titled = True
             if not self.resumed:
-                write_title(self.agent, request)
+                write_title(self._agent, request)
         return self.result(outcome)
 
     def stream(self, prompt: str, images: list[ImagePart] | None = None) -> Iterator[dict[str, Any]]:
@@ -339,7 +334,7 @@ class Session(SessionVerbs):
 
     def cancel(self) -> None:
         """Stop the running request as Esc does (from any thread): the turn closes, the transcript stays valid."""
-        self.agent.cancel.set()
+        self._agent.cancel.set()
 
     def _answer_check(self) -> Callable[[str], str | None] | None:
         from sneakycode.api.structured import AnswerCheck
@@ -351,7 +346,7 @@ class Session(SessionVerbs):
         from sneakycode.api.goal import per_model
         from sneakycode.api.structured import apply_verdict
 
-        ctx = self.ctx
+        ctx = self._ctx
         result = Result(
             status=outcome.status,
             message=outcome.message,
@@ -367,7 +362,7 @@ class Session(SessionVerbs):
                 "cache_reported": outcome.cache_reported,
                 "prefill_seconds": outcome.prefill_seconds,
             },
-            cost=self.agent.spending.report(),
+            cost=self._agent.spending.report(),
             session_id=ctx.session_id,
             files_changed=self.changes.changed(ctx.workspace.display),
             denied=list(self._sink.denied),
@@ -379,10 +374,10 @@ class Session(SessionVerbs):
         )
         if self.output_schema is not None:
             apply_verdict(result, self.output_schema)
-            if result.error_code is not None and self.agent.transcript is not None:
+            if result.error_code is not None and self._agent.transcript is not None:
                 # The loop saved "finished"; the answer's verdict is how the request ended (issue 37: `sneakycode
                 # sessions` showed "finished" for a run that ended with output_schema_mismatch).
-                self.agent.transcript.write("outcome", status=result.status, message=result.message,
+                self._agent.transcript.write("outcome", status=result.status, message=result.message,
                                             turns=outcome.turns)
         return result
 
@@ -400,10 +395,10 @@ class Session(SessionVerbs):
         self._closed = True
         self.cancel()
         try:
-            killed = self.ctx.close()
+            killed = self._ctx.close()
         finally:
             try:
-                self.parts.close(reason)
+                self._parts.close(reason)
             finally:
                 self._cleanup_temporary()
                 if self._telemetry is not None:

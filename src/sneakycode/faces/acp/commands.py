@@ -22,7 +22,7 @@ def available(session: Session) -> list[schema.AvailableCommand]:
     listed = [schema.AvailableCommand(name=name, description=text, input=schema.UnstructuredCommandInput(
         hint=HINTS[name]) if name in HINTS else None) for name, text in OWN.items()]
     taken = set(OWN)
-    for name, help_text in session.extensions.slash_entries():
+    for name, help_text in session.commands():
         if name in taken:
             continue
         taken.add(name)
