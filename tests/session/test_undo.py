@@ -12,7 +12,7 @@ from sneakycode.session.journal import Journal
 from sneakycode.session.undo import UndoReport, undo_session
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
-from tests.conftest import call, run_main
+from tests.conftest import call, run_cli, run_main
 from tests.faces.cli.test_rewind import OUTSIDE_TEXT, files_below, swapping
 
 
@@ -231,7 +231,8 @@ def test_cli_undo_never_writes_or_removes_outside_while_a_folder_is_swapped(ws: 
     with swapping(ws, outside):
         deadline = time.monotonic() + 8.0
         while rounds < 2 or time.monotonic() < deadline:
-            result = run_main("undo", "--force", "--steps", "10", "--workspace", str(ws))
+            # A process of its own: in this one, the undo and the swapping thread would take turns on the GIL.
+            result = run_cli("undo", "--force", "--steps", "10", "--workspace", str(ws))
             rounds += 1
             assert "Traceback" not in result.stderr + result.stdout
             assert files_below(outside) == outside_before, f"round {rounds} reached outside"
