@@ -153,10 +153,10 @@ def run_main(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = N
                          err.read().decode("utf-8", errors="replace"))
 
 
-# Whole suites that drive real outside programs turn after turn (an editor client spawning `sneakycode acp`,
-# language servers, eval's many agent runs, doctor's timed probes): slow as a whole, so `make test` leaves
-# them to `make test-slow`, which .ci/run runs after it.
-SLOW_SUITES = ("faces/acp", "tools/lsp")
+# Whole suites that drive real outside programs turn after turn (an editor client spawning `sneakycode acp`):
+# slow as a whole, so `make test` leaves them to `make test-slow`, which .ci/run runs after it. Elsewhere a
+# slow test is marked on its own, with the reason.
+SLOW_SUITES = ("faces/acp",)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
