@@ -1,5 +1,5 @@
 """`sneakycode batch` against code that tries to make git run a program of its choosing later, outside the
-sandbox: through the real CLI, real bubblewrap, real git worktrees and clones, and a plain `git status` run
+sandbox: through the CLI's main, real bubblewrap, real git worktrees and clones, and a plain `git status` run
 in the task copies afterwards, as a user inspecting them would."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Running the real `sneakycode doctor` against the scripted server playing a model and its server's faults."""
+"""Running `sneakycode doctor` (the CLI's main, in process) against the scripted server playing a model and its
+server's faults."""
 
 from __future__ import annotations
 

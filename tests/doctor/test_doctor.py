@@ -1,4 +1,4 @@
-"""`sneakycode doctor` through the real CLI against the scripted server: a healthy server passes, and each fault
+"""`sneakycode doctor` through the CLI's main against the scripted server: a healthy server passes, and each fault
 a user meets (issue 28) is found with its verdict, the layer at fault and the fix named."""
 
 from __future__ import annotations

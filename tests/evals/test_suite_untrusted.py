@@ -1,6 +1,6 @@
 """A suite is untrusted input: only its regular files inside the suite folder are copied or read, bounded;
 what the tasks hide (hidden tests, solutions) stays out of the agent's sandbox while it works; and `eval
-compare` refuses a bad scorecard with one clear line. All through the real `sneakycode eval` CLI."""
+compare` refuses a bad scorecard with one clear line. All through `sneakycode eval` (the CLI's main)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A real git repository in tmp, and the real `sneakycode review` against the scripted server."""
+"""A real git repository in tmp, and `sneakycode review` (the CLI's main, in process) against the scripted server."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Issue 25, MCP tools run with arguments their schema forbids: every call to an MCP tool is checked against
-the server's inputSchema before it is sent. Through the real CLI (`-p`, the scripted model server) and a real
+the server's inputSchema before it is sent. Through the CLI's main (`-p`, the scripted model server) and a real
 MCP server written here, which records every call it receives."""
 
 from __future__ import annotations
