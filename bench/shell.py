@@ -64,7 +64,8 @@ def ways_to_run(
         call = partial(Gate(ctx).run_direct, "run_command", {"command": command})
         ways.append((f"run_command, sandbox {mode}", call, IN_PROCESS_RUNS))
     for mode in contexts:
-        cli = [sys.executable, "-m", "sneakycode.faces.cli.main", "tool", "run_command", json.dumps({"command": command})]
+        cli = [sys.executable, "-m", "sneakycode.faces.cli.main", "tool", "run_command",
+               json.dumps({"command": command})]
         env = {**cli_env, "SNEAKYCODE_TOOLS__SHELL__SANDBOX": mode}
         ways.append((f"sneakycode tool, sandbox {mode}", partial(subprocess.run, cli, env=env, **quiet), CLI_RUNS))
     return ways

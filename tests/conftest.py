@@ -153,15 +153,5 @@ def run_main(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = N
                          err.read().decode("utf-8", errors="replace"))
 
 
-# Whole suites that drive real outside programs turn after turn (an editor client spawning `sneakycode acp`):
-# slow as a whole, so `make test` leaves them to `make test-slow`, which .ci/run runs after it. Elsewhere a
-# slow test is marked on its own, with the reason.
-SLOW_SUITES = ("faces/acp",)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    tests = Path(__file__).parent
-    for item in items:
-        relative = item.path.relative_to(tests).as_posix() if item.path.is_relative_to(tests) else ""
-        if relative.startswith(tuple(f"{suite}/" for suite in SLOW_SUITES)):
-            item.add_marker(pytest.mark.slow)
+# No suite is left out of `make test` as a whole any more: a test slower than about 10 s on a loaded 2-core
+# machine is marked `@pytest.mark.slow` on its own, with the reason beside it, and `make test-slow` runs it.

@@ -53,3 +53,16 @@ def test_the_changelog_has_a_section_for_this_version() -> None:
     versions = re.findall(r"^## (\S+)", changelog, re.MULTILINE)
     assert __version__ in versions
     assert versions[0] in ("Unreleased", __version__)
+
+
+def test_the_layout_table_lists_every_package() -> None:
+    """Issue 36: the README's layout matches the code: every package (and top module) under src/sneakycode is
+    in the table, and every row names something that exists."""
+    layout = README[README.index("## Layout"):]
+    layout = layout.split("\n## ")[0]
+    rows = set(re.findall(r"^\| \[`([a-z_.]+)/?`\]", layout, re.MULTILINE))
+    source = ROOT / "src" / "sneakycode"
+    packages = {p.name for p in source.iterdir() if (p / "__init__.py").is_file()}
+    modules = {p.name for p in source.glob("*.py")} - {"__init__.py", "__main__.py", "version.py",
+                                                       "workflow_commands.py"}
+    assert rows == packages | modules

@@ -12,6 +12,8 @@ import pytest
 from sneakycode.agent.feedback import RepeatWatch
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.session.transcript import Transcript
 from sneakycode.testing.scripted_model import ScriptedModel
 from sneakycode.tools.base import ToolContext
@@ -40,7 +42,8 @@ def records(ctx: ToolContext, kind: str) -> list[dict[str, Any]]:
 def run(ctx: ToolContext, replies: list[Any]) -> tuple[Agent, ScriptedModel, Events, Any]:
     model, events = ScriptedModel(replies), Events()
     transcript = Transcript(ctx.session_dir)
-    agent = Agent(model, ctx, events, approver=None, transcript=transcript)
+    agent = Agent(Binding(BoundModel(model)), Calls(ctx, None), Conversation(transcript=transcript),
+                  RunConfig(events, main=True))
     result = agent.run_turn("look around")
     transcript.close()
     return agent, model, events, result

@@ -13,10 +13,12 @@ import pytest
 from sneakycode.agent.context import estimate_history_tokens
 from sneakycode.agent.loop import Agent, RunResult
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.errors import ModelError, SneakyError
 from sneakycode.permissions.gate import PendingCall
 from sneakycode.testing.scripted_model import Reply, ScriptedModel
-from sneakycode.tools.base import ToolContext
+from sneakycode.tools.base import Tool, ToolContext
 from sneakycode.tools.registry import all_tools
 
 
@@ -59,12 +61,23 @@ def finish(message: str = "Done.") -> AssistantTurn:
     return reply(tc("finish", message=message))
 
 
-def make_agent(ctx: ToolContext, replies: list[Reply], approver: Any = None, **kwargs: Any) -> tuple[
-    Agent, ScriptedModel, Events
-]:
+def make_agent(
+    ctx: ToolContext,
+    replies: list[Reply],
+    approver: Any = None,
+    *,
+    tools: tuple[Tool, ...] | None = None,
+    context_window: int = 0,
+    reserve: int = 0,
+    mode: str | None = None,
+    max_turns: int | None = None,
+) -> tuple[Agent, ScriptedModel, Events]:
+    """A main agent on a scripted model; a window of 0 is the configured one."""
     model = ScriptedModel(replies)
     events = Events()
-    return Agent(model, ctx, events, approver=approver, **kwargs), model, events
+    agent = Agent(Binding(BoundModel(model, window=context_window, reserve=reserve)), Calls(ctx, approver, tools),
+                  Conversation(), RunConfig(events, main=True, mode=mode, max_turns=max_turns))
+    return agent, model, events
 
 
 def tool_messages(history: list[dict[str, Any]]) -> dict[str, str]:

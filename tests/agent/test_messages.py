@@ -14,6 +14,8 @@ from sneakycode.agent.loop import RESUMED_NOTE, Agent
 from sneakycode.agent.messages import history_from
 from sneakycode.agent.model.client import prepare_messages
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.errors import ConfigError
 from sneakycode.session.transcript import Transcript, load_transcript
 from sneakycode.testing.scripted_model import ScriptedModel
@@ -43,12 +45,14 @@ def test_a_resumed_conversation_is_sent_byte_for_byte_as_before(ctx: ToolContext
         AssistantTurn(content="It says hello.", usage=Usage(10, 5)),
     ])
     transcript = Transcript(ctx.session_dir)
-    first = Agent(first_model, ctx, Sink(), approver=None, transcript=transcript)
+    first = Agent(Binding(BoundModel(first_model)), Calls(ctx, None), Conversation(transcript=transcript),
+                  RunConfig(Sink(), main=True))
     first.run_turn("What is in a.txt? See the shot too.", [load_image_file(ws / "shot.png")])
     transcript.close()
     saved = load_transcript(ctx.session_dir / "transcript.jsonl")
     second_model = ScriptedModel([AssistantTurn(content="Still hello.", usage=Usage(10, 5))])
-    second = Agent(second_model, ctx, Sink(), approver=None, history=saved.messages)
+    second = Agent(Binding(BoundModel(second_model)), Calls(ctx, None), Conversation(history=saved.messages),
+                   RunConfig(Sink(), main=True))
     second.run_turn("And now?")
     before = json.loads(wire(first.history))
     after = json.loads(wire(second_model.requests[0]))

@@ -11,6 +11,8 @@ from typing import Any
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.prompts import base_prompt, build_system_prompt
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.testing.scripted_model import ScriptedModel
 from sneakycode.tools.base import ToolContext
 
@@ -43,7 +45,8 @@ def test_the_agent_shows_the_notice_and_runs(ctx: ToolContext, ws: Path) -> None
             events.append(event)
 
     done = AssistantTurn("", [ToolCall("call_1", "finish", '{"message": "ok"}')], usage=Usage(1, 1))
-    agent = Agent(ScriptedModel([done]), ctx, Sink(), approver=None)
+    agent = Agent(Binding(BoundModel(ScriptedModel([done]))), Calls(ctx, None), Conversation(),
+                  RunConfig(Sink(), main=True))
     assert agent.run_turn("Hello").status == "finished"
     notices = [e["message"] for e in events if e["type"] == "notice"]
     assert any("AGENTS.md was not added" in notice for notice in notices)

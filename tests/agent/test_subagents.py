@@ -12,28 +12,36 @@ from typing import Any
 
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.protocol import AssistantTurn
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.agent.subagent_definitions import load_definitions
 from sneakycode.agent.subagents import Subagents
 from sneakycode.config import load_settings
+from sneakycode.extensions.hooks import HookRunner
 from sneakycode.permissions.decide import Decision
 from sneakycode.permissions.gate import Gate
 from sneakycode.testing.scripted_model import Reply, ScriptedModel
 from sneakycode.testing.server import ScriptedServer
 from sneakycode.tools.base import Tier, ToolContext
+from sneakycode.tools.codemap.repomap import HEADING
 from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.registry import all_tools
 from tests.agent.test_loop import Events, finish, reply, tc, tool_messages
 from tests.conftest import project_config, run_cli
+from tests.extensions.test_hook_runner import python_hook, runner
 from tests.faces.cli.test_headless import ENV, call
 
 
-def session(ctx: ToolContext, replies: list[Reply], **kwargs: Any) -> tuple[Agent, ScriptedModel, Events, Subagents]:
+def session(ctx: ToolContext, replies: list[Reply], hooks: HookRunner | None = None) -> tuple[
+    Agent, ScriptedModel, Events, Subagents
+]:
     definitions, problems = load_definitions(ctx.workspace)
     assert problems == []
     subagents = Subagents(definitions, all_tools())
     model = ScriptedModel(replies)
     events = Events()
-    agent = Agent(model, ctx, events, approver=None, tools=(*all_tools(), subagents.tool), **kwargs)
+    agent = Agent(Binding(BoundModel(model)), Calls(ctx, None, (*all_tools(), subagents.tool)), Conversation(),
+                  RunConfig(events, main=True, hooks=hooks))
     subagents.attach(agent)
     return agent, model, events, subagents
 
@@ -70,6 +78,22 @@ def test_an_explore_subagent_reads_files_while_the_parent_context_grows_only_by_
     assert [e["phase"] for e in events.of("subagent")] == ["start", "end"]
     saved = (ctx.session_dir / "agents" / "explore-1" / "transcript.jsonl").read_text()
     assert "RETRY_LIMIT = 7, on line 401" in saved
+
+
+def test_the_main_agent_ends_with_stop_and_a_subagent_with_subagent_stop(ctx: ToolContext, tmp_path: Path) -> None:
+    """The main agent is known by its `main` flag alone: its end runs the Stop hooks and its first request
+    carries the repository map; a subagent's end runs SubagentStop, and its task comes without a map."""
+    log = tmp_path / "stops.txt"
+    record = f"open({str(log)!r}, 'a').write(event['hook_event_name'] + chr(10))\n"
+    hooks = runner(ctx, python_hook("Stop", record), python_hook("SubagentStop", record))
+    (ctx.workspace.root / "app.py").write_text("def serve(port: int) -> None:\n    print(port)\n")
+    replies: list[Reply] = [reply(tc("task", agent="explore", prompt="Look around.")), reply(text="One module."),
+                            finish("Done.")]
+    agent, model, _, _ = session(ctx, replies, hooks=hooks)
+    assert agent.run_turn("What is here?").status == "finished"
+    assert log.read_text().splitlines() == ["SubagentStop", "Stop"]
+    assert HEADING in model.requests[0][1]["content"]
+    assert model.requests[1][1]["content"] == "Look around."
 
 
 def test_two_read_only_subagents_run_at_the_same_time(ctx: ToolContext) -> None:

@@ -12,6 +12,8 @@ from sneakycode.agent.context import SUMMARY_MARK, ContextManager
 from sneakycode.agent.estimate import estimate_history_tokens
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.agent.summary import ROLLING_PROMPT, SUMMARY_PROMPT, Summariser, requests_in
 from sneakycode.errors import ModelError
 from sneakycode.testing.scripted_model import ScriptedModel
@@ -100,7 +102,8 @@ def test_at_most_one_compaction_per_turn_then_a_clear_error_instead_of_a_loop(ct
     reads = [AssistantTurn(tool_calls=[ToolCall(f"r{i}", "read_file", '{"file_path": "a.txt"}')]) for i in range(12)]
     events = Events()
     model = Server(reads, events)
-    agent = Agent(model, ctx, events, approver=None, context_window=4096, reserve=512, tools=few)
+    agent = Agent(Binding(BoundModel(model, window=4096, reserve=512)), Calls(ctx, None, few), Conversation(),
+                  RunConfig(events, main=True))
     result = agent.run_turn("Read a.txt again and again.")
     per_turn: dict[int, int] = {}
     turn = 0

@@ -73,7 +73,7 @@ def test_switch_model_rechooses_the_edit_tool_and_closes_the_old_client(server: 
         old = session.agent.model
         session.switch_model("gpt-4.1-mini")
         session.run("second")
-        assert old._client.is_closed()  # type: ignore[attr-defined]
+        assert old.closed  # type: ignore[attr-defined]
         assert session.model == "gpt-4.1-mini"
     first, second = server.chat_requests
     assert "str_replace" in offered(first) and "patch_apply" not in offered(first)
@@ -100,7 +100,7 @@ def test_switch_model_small_moves_the_chores_and_leaves_the_main_model(server: S
         assert compact_now(session.agent) is not None
         old = session.agent.small
         session.switch_model("tinier", role="small")
-        assert old is not None and old.model._client.is_closed()  # type: ignore[attr-defined]
+        assert old is not None and old.model.closed  # type: ignore[attr-defined]
         assert compact_now(session.agent) is not None
         session.run("second")
         assert session.model == "main-model"

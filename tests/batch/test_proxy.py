@@ -53,4 +53,7 @@ def test_the_agent_gets_the_proxy_in_its_environment_not_on_its_command_line(tmp
 
     argv, env = agent_command(task, prepare_copy(task, tmp_path / "tasks"), options, 30.0)
     assert not any("SECRETKEY" in arg for arg in argv) and "--base-url" not in argv
-    assert env == {"SNEAKYCODE_BASE_URL": "http://127.0.0.1:1/SECRETKEY/v1"}
+    assert env["SNEAKYCODE_BASE_URL"] == "http://127.0.0.1:1/SECRETKEY/v1"
+    # Speed, issue 42: every task's agent shares the batch's store of parsed tags, not its own state folder's.
+    assert env["SNEAKYCODE_REPO_MAP__INDEX_DIR"].endswith("codemap")
+    assert not env["SNEAKYCODE_REPO_MAP__INDEX_DIR"].startswith(str(options.out_dir))

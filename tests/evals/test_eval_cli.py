@@ -72,7 +72,7 @@ def run_eval(server: ScriptedServer, out: Path, tasks: str, *more: str) -> CliRe
 
 def measured(row: dict[str, Any]) -> dict[str, Any]:
     """A row without what depends on the machine (seconds, the run's ending message)."""
-    return {key: value for key, value in row.items() if key not in ("wall_seconds", "error")}
+    return {key: value for key, value in row.items() if key not in ("wall_seconds", "error", "per_attempt")}
 
 
 def expected_row(task_id: str, language: str, kind: str, solved: bool, turns: int, tool_calls: int,
@@ -82,7 +82,7 @@ def expected_row(task_id: str, language: str, kind: str, solved: bool, turns: in
             "outcome": "passed" if solved else "failed", "status": "answered", "turns": turns,
             "tool_calls": tool_calls, "failures": {**NO_FAILURES, **failures}, "error_codes": codes,
             "tokens": {"prompt": tokens[0], "cached": tokens[1], "completion": tokens[2]},
-            "prefill_seconds": prefill, "cost_usd": None}  # fmt: skip
+            "prefill_seconds": prefill, "cost_usd": None, "solved_at": 1 if solved else None}  # fmt: skip
 
 
 def test_eval_scores_solving_and_failing_trajectories_exactly(tmp_path: Path) -> None:
@@ -139,6 +139,11 @@ def test_attempts_run_unsolved_tasks_again_and_compare_shows_both_runs(tmp_path:
     assert (row["solved"], row["attempts"], row["turns"], row["tool_calls"]) == (True, 2, 4, 2)
     assert row["tokens"] == {"prompt": 16300, "cached": 7900, "completion": 40}
     assert "attempt 2" in result.stderr
+    # pass@1 and pass@k side by side (issue 40): the first attempt failed, the second passed.
+    assert (card["totals"]["pass_at_1"], card["totals"]["pass_at_k"], card["totals"]["extra_attempts"]) == (0.0, 1.0, 1)
+    assert (row["solved_at"], [a["outcome"] for a in row["per_attempt"]]) == (2, ["failed", "passed"])
+    assert "| pass@1 | pass@2 | extra attempts | their cost |" in result.stdout
+    assert "| 0.0 % | 100.0 % | 1 |" in result.stdout
 
     first = tmp_path / "one-attempt"
     with ScriptedServer({"steps": ONLY_DONE}) as server:

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.agent.loop import Agent
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.extensions.hooks import HookRunner
 from sneakycode.extensions.hooks_config import ConfiguredHook, HookSet
 from sneakycode.testing.scripted_model import ScriptedModel
@@ -62,7 +64,8 @@ def test_session_start_context_reaches_the_model_and_notification_runs_before_ap
                    python_hook("Notification", notify))
     model = ScriptedModel([reply(tc("run_command", command="true")), reply(text="ok")])
     approver = Approver(True)
-    agent = Agent(model, ctx, Events(), approver=approver, hooks=hooks)
+    agent = Agent(Binding(BoundModel(model)), Calls(ctx, approver), Conversation(),
+                  RunConfig(Events(), main=True, hooks=hooks))
     agent.start_session("startup")
     assert agent.run_turn("go").status == "answered"
     assert "Branch: main; CI is red." in model.requests[0][0]["content"]

@@ -40,3 +40,18 @@ def test_a_hidden_path_reads_as_nothing_even_inside_a_folder_bound_back(
     assert "the rest of the virtualenv" in result.content, result.content
     assert "the hidden test" not in result.content and "No such file" in result.content, result.content
     assert "[]" in result.content, result.content
+
+
+def test_hardening_round_three_the_shared_map_index_is_hidden_from_commands(ws: Path, tmp_path: Path) -> None:
+    """Hardening round three, class 11: the map's tags shared by all sessions (repo_map.index_dir, which a batch
+    points outside the task's state folder) must be out of a sandboxed command's reach: what it wrote there
+    would reach other sessions' maps."""
+    require_bwrap(ws)
+    shared = ws / "shared-tags"  # where a command could reach it (its /tmp is its own)
+    shared.mkdir()
+    (shared / "tags.sqlite3").write_text("the shared tags\n")
+    settings = {"tools.shell.sandbox": "bwrap", "repo_map.index_dir": str(shared)}
+    ctx = open_tool_context(load_settings(ws, flags=settings))
+    result = call(ctx, "run_command", command=f"cat {shared / 'tags.sqlite3'}; echo planted > {shared}/x; ls {shared}")
+    assert "the shared tags" not in result.content, result.content
+    assert not (shared / "x").exists()

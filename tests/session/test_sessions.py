@@ -11,6 +11,8 @@ import pytest
 
 from sneakycode.agent.loop import RESUMED_NOTE, Agent
 from sneakycode.agent.protocol import AssistantTurn
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.api.assembly import AgentSession, open_agent_session
 from sneakycode.config import load_settings
 from sneakycode.errors import ConfigError
@@ -29,7 +31,8 @@ def run_session(ws: Path, replies: list[Any], request: str = "Fix the bug", **op
     session = open_agent_session(load_settings(ws), **open_args)
     model = ScriptedModel(replies)
     history = session.saved.messages if session.saved else None
-    agent = Agent(model, session.ctx, Events(), approver=Approver(True), transcript=session.transcript, history=history)
+    agent = Agent(Binding(BoundModel(model)), Calls(session.ctx, Approver(True)),
+                  Conversation(history=history, transcript=session.transcript), RunConfig(Events(), main=True))
     agent.run_turn(request)
     session.transcript.close()
     return session, agent, model
@@ -51,7 +54,9 @@ def test_the_transcript_is_written_while_the_run_goes(ws: Path) -> None:
     session = open_agent_session(load_settings(ws))
     box.append(session)
     model = ScriptedModel([reply(tc("read_file", file_path="a.txt")), look_at_transcript])
-    Agent(model, session.ctx, Events(), approver=None, transcript=session.transcript).run_turn("Read a.txt")
+    agent = Agent(Binding(BoundModel(model)), Calls(session.ctx, None), Conversation(transcript=session.transcript),
+                  RunConfig(Events(), main=True))
+    agent.run_turn("Read a.txt")
     assert '"Read a.txt"' in seen_mid_run[0] and "hello" in seen_mid_run[0]
     kinds = [r["type"] for r in records(session)]
     assert kinds[:5] == ["message", "message", "turn", "message", "usage"] and kinds[-1] == "outcome"

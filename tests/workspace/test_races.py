@@ -23,6 +23,8 @@ import pytest
 
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.protocol import AssistantTurn, ToolCall, Usage
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.errors import ErrorCode
 from sneakycode.testing.scripted_model import ScriptedModel
 from sneakycode.tools.base import ToolContext, ToolResult
@@ -230,7 +232,8 @@ def test_the_agent_never_reaches_outside_while_a_folder_is_swapped(scene: Scene,
         def emit(self, event: dict[str, Any]) -> None:
             pass
 
-    agent = Agent(ScriptedModel(replies), ctx, Sink(), approver=None, mode="yolo", max_turns=50)
+    agent = Agent(Binding(BoundModel(ScriptedModel(replies))), Calls(ctx, None), Conversation(),
+                  RunConfig(Sink(), main=True, mode="yolo", max_turns=50))
     with swapping(scene):
         result = agent.run_turn("write and delete in sub/")
     assert result.status == "finished"

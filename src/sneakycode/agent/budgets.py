@@ -42,6 +42,8 @@ class Spending:
     started: float = field(default_factory=time.monotonic)
     prices: dict[str, Price | None] = field(default_factory=dict)
     """The prices of the session's other models (the small model, a subagent's own), by model name."""
+    by_model: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Tokens and cost per model name (a goal's fallback model is counted apart from the main one)."""
 
     @property
     def tokens(self) -> int:
@@ -64,8 +66,12 @@ class Spending:
         self.cache_reported |= usage.cache_reported
         self.prefill_seconds = add_seconds(self.prefill_seconds, usage.prefill_seconds)
         price = self.prices.get(model, self.price) if model else self.price
-        if price is not None:
-            self.cost += price.cost(usage)
+        spent = price.cost(usage) if price is not None else 0.0
+        self.cost += spent
+        mine = self.by_model.setdefault(model or "main", {"prompt_tokens": 0, "completion_tokens": 0, "usd": 0.0})
+        mine["prompt_tokens"] += usage.prompt_tokens
+        mine["completion_tokens"] += usage.completion_tokens
+        mine["usd"] = round(mine["usd"] + spent, 6)
 
     def report(self) -> dict[str, object]:
         """The `cost` object of the headless JSON and `/stats`."""

@@ -4,7 +4,6 @@ attributes it names below."""
 
 from __future__ import annotations
 
-import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -12,34 +11,32 @@ from sneakycode.agent.events import PermissionEvent
 from sneakycode.agent.feedback import REPETITION, RepeatWatch
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import tool_images_message
-from sneakycode.agent.messages import Message, ToolMessage
-from sneakycode.agent.protocol import AssistantTurn, EventSink, ToolCall
+from sneakycode.agent.messages import ToolMessage
+from sneakycode.agent.protocol import AssistantTurn, ToolCall
+from sneakycode.agent.record import RunRecord
 from sneakycode.agent.results import Outcome, RunResult, RunStatus
+from sneakycode.agent.tally import Tally
 from sneakycode.agent.watch import RunWatch
 from sneakycode.errors import ErrorCode
 from sneakycode.permissions.gate import Gate, PreparedCall
 from sneakycode.session.checkpoints import Checkpoints
-from sneakycode.session.transcript import Transcript
 from sneakycode.tools.base import ImagePart, ToolResult
 from sneakycode.tools.context import ToolContext
 
 MAX_PARALLEL_READS = 4
 
 
-class ToolCalls:
+class ToolCalls(RunRecord):
     """Runs the calls of one reply for the Agent it is mixed into."""
 
     ctx: ToolContext
     gate: Gate
-    sink: EventSink
     hooks: HookPoints
-    history: list[Message]
-    transcript: Transcript | None
     checkpoints: Checkpoints | None
     session_turns: int
     repeats: RepeatWatch
     watch: RunWatch
-    totals: RunResult
+    tally: Tally
     _images: list[tuple[str, ImagePart]]
 
     def _run_reply(self, reply: AssistantTurn) -> str | None:
@@ -49,7 +46,7 @@ class ToolCalls:
 
     def _repeating(self, message: str) -> RunResult:
         """End the run: the model kept repeating itself after it was told (feedback.RepeatWatch)."""
-        self.totals.error_kind = REPETITION
+        self.tally.totals.error_kind = REPETITION
         return self._end("error", message)
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
@@ -166,7 +163,7 @@ class ToolCalls:
         if result.image is not None:
             headline = prepared.tool.headline_of(prepared.arguments) if prepared.tool else ""
             self._images.append((f"{call.name} {headline}".strip(), result.image))
-        self.totals.tool_calls += 1
+        self.tally.totals.tool_calls += 1
         quiet = prepared.tool is not None and prepared.tool.quiet_on_success
         self.sink.emit(
             {"type": "tool_result", "id": call.id, "name": call.name, "success": result.success,
@@ -176,27 +173,3 @@ class ToolCalls:
             if self.transcript is not None:
                 self.transcript.write("tasks", tasks=self.ctx.tasks)
             self.sink.emit({"type": "tasks", "tasks": self.ctx.tasks})
-
-    # ---- bookkeeping -----------------------------------------------------------------------------
-
-    def _append(self, message: Message) -> None:
-        self.history.append(message)
-        if self.transcript is not None:
-            self.transcript.message(message)
-
-    def _notice(self, message: str | None) -> None:
-        if message:
-            self.sink.emit({"type": "notice", "message": message})
-
-    def _internal_error(self, what: str, bug: BaseException) -> None:
-        """A bug (`what` raised `bug`): the model gets only the coded result; the whole traceback goes to the
-        transcript and, in a notice's `traceback`, to whoever shows it (headless --verbose). Main thread only:
-        the transcript is written in order."""
-        error = f"{type(bug).__name__}: {bug}"
-        trace = "".join(traceback.format_exception(bug))
-        where = ""
-        if self.transcript is not None:
-            self.transcript.write("internal_error", where=what, error=error, traceback=trace)
-            where = f"; the traceback is in {self.transcript.path}"
-        message = f"internal error (a bug in SneakyCode) in {what}: {error}{where}"
-        self.sink.emit({"type": "notice", "message": message, "traceback": trace})

@@ -29,7 +29,7 @@ def summariser_of(agent: Agent) -> Summariser:
 
 def compact(agent: Agent) -> bool:
     """Compact the agent's history when it nears the window and this model turn has not compacted yet."""
-    if agent.compacted_at == agent.session_turns or not agent.context.needed(agent.history, agent.tools_tokens):
+    if agent.compacted_this_turn or not agent.context.needed(agent.history, agent.tools_tokens):
         return False
     agent.hooks.before_compact("auto")
     summariser = summariser_of(agent)
@@ -37,19 +37,16 @@ def compact(agent: Agent) -> bool:
                                    tasks=render_tasks(agent.ctx.tasks))
     if report is None:
         return False
-    agent.compacted_at = agent.session_turns
     for usage in report.summary_usage:
         agent.account_chore(usage, summariser.name)
-    if agent.transcript is not None:
-        agent.transcript.write("history", messages=agent.history, reason=report.describe())
-    agent.sink.emit({"type": "notice", "message": report.describe()})
+    agent.compacted(report.describe())
     return True
 
 
 def fit_request(agent: Agent) -> None:
     """Before a model request: size each tool result to the room left, compact if needed, then raise
     ModelError (context_overflow) when the request still does not fit."""
-    agent.ctx.output_budget = agent.context.output_budget(agent.fixed_tokens())
+    agent.fit_output_budget()
     compact(agent)
     agent.context.check_fits(agent.history, agent.tools_tokens)
 
@@ -58,7 +55,6 @@ def after_context_length(agent: Agent, exc: ModelError) -> None:
     """The server refused the request as too long although the estimate said it fits (the window is smaller
     than assumed): assume one below what was sent, then compact (unless this turn already did) and check
     again, so the request is sent once more only when it fits."""
-    sent = estimate_history_tokens(agent.history) + agent.tools_tokens
-    agent.context.window = max(1024, int((sent + agent.context.reserve) * 0.9))
+    agent.context.assume_smaller(estimate_history_tokens(agent.history) + agent.tools_tokens)
     agent.sink.emit({"type": "notice", "message": f"the model's context is smaller than assumed ({exc})"})
     fit_request(agent)

@@ -60,15 +60,13 @@ def compact_now(agent: Agent, focus: str = "") -> ManualCompaction | None:
     made = summarise(summariser, render_lines(old), cap=cap, focus=focus, cancel=agent.cancel)
     keeps = Keeps(requests=_requests(old), tasks=render_tasks(agent.ctx.tasks)).render((room - cap) * 3)
     summary = made.text or "(the summary came back empty)"
-    agent.history[1:] = [
+    compacted: list[Message] = [
         {"role": "user", "content": f"{SUMMARY_MARK}, made at the user's request (/compact); files read before "
                                     f"must be read again]\n" + (keeps + "\n\nSummary:\n" if keeps else "") + summary},
         {"role": "assistant", "content": ACKNOWLEDGEMENT},
     ]
-    agent.ctx.workspace.ledger.clear()
-    result = ManualCompaction(len(old), tokens_before, estimate_history_tokens(agent.history))
-    if agent.transcript is not None:
-        agent.transcript.write("history", messages=agent.history, reason=result.describe())
+    result = ManualCompaction(len(old), tokens_before, estimate_history_tokens([agent.history[0], *compacted]))
+    agent.replace_conversation(compacted, result.describe())  # files read before count as unread
     for usage in made.usage:
         agent.account_chore(usage, summariser.name)
     return result

@@ -136,6 +136,11 @@ class ContextManager:
         """Tokens the prompt (system prompt, tools, history) may take: the window less reply and margin."""
         return self.window - self.reserve - margin_for(self.window)
 
+    def assume_smaller(self, sent: int) -> None:
+        """The server refused `sent` tokens as too long: assume a window below what was sent (with the reply
+        reservation), never below 1,024 tokens."""
+        self.window = max(1024, int((sent + self.reserve) * 0.9))
+
     def output_budget(self, fixed_tokens: int | None = None) -> int:
         """Bytes one tool result may take: TOOL_OUTPUT_SHARE of the window at CHARS_PER_TOKEN, and with
         `fixed_tokens` (system prompt and tools) known, a third of the room they leave."""

@@ -49,6 +49,7 @@ class AssistantEvent(_Tagged):
     type: Literal["assistant"]
     text: str
     tool_calls: list[CallSummary]
+    finish_reason: NotRequired[str | None]  # why the reply ended, as the server said (stop, length, content_filter)
 
 
 class UsageEvent(_Tagged):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Literal, TypeGuard
+from typing import Literal
 
 from sneakycode.agent.protocol import EventSink
 from sneakycode.extensions.hooks import HookOutcome, HookRunner, NotifyingApprover
@@ -21,19 +21,14 @@ MAX_STOP_CONTINUES = 3  # a Stop hook that always blocks must not keep a run goi
 StopEvent = Literal["Stop", "SubagentStop"]
 
 
-def is_stop_event(name: str) -> TypeGuard[StopEvent]:
-    return name in ("Stop", "SubagentStop")
-
-
 class HookPoints:
-    """The hooks of one Agent; `stop_event` is Stop for the main agent and SubagentStop for a subagent."""
+    """The hooks of one Agent; `main`: the session's main agent, whose end runs the Stop hooks (a subagent's
+    runs SubagentStop)."""
 
-    def __init__(self, runner: HookRunner | None, sink: EventSink, stop_event: str = "Stop") -> None:
-        if not is_stop_event(stop_event):  # Agent takes any text here; a wrong one is a bug, caught at once
-            raise ValueError(f"stop_event must be Stop or SubagentStop, not {stop_event!r}")
+    def __init__(self, runner: HookRunner | None, sink: EventSink, *, main: bool) -> None:
         self.runner = runner
         self.sink = sink
-        self.stop_event: StopEvent = stop_event
+        self.stop_event: StopEvent = "Stop" if main else "SubagentStop"
         self.continues = 0
         # The session's check of the final answer (an output schema, api/structured.py): the feedback that sends
         # the model back to work, or None. Asked before the Stop hooks, on every stop point.

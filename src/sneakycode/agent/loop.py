@@ -9,36 +9,34 @@ run) it learns from the tool's own facets, never from its name.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Collection
+from dataclasses import replace
 from typing import Any
 
 from sneakycode.agent import compaction_auto
 from sneakycode.agent.budgets import BudgetKeeper, Budgets, Spending
 from sneakycode.agent.calls import ToolCalls
-from sneakycode.agent.context import ContextManager, estimate_history_tokens, estimate_message_tokens, repair_history
-from sneakycode.agent.events import CallSummary, ReasoningEvent, UsageEvent
+from sneakycode.agent.context import ContextManager, repair_history
 from sneakycode.agent.feedback import NUDGE, RepeatWatch, no_answer_message
 from sneakycode.agent.first_request import compose_request
 from sneakycode.agent.hook_points import HookPoints
 from sneakycode.agent.images import user_message
 from sneakycode.agent.messages import AssistantMessage, Message, SystemMessage, UserMessage, history_from
+from sneakycode.agent.model_turns import ModelTurns
+from sneakycode.agent.offered import OfferedTools
 from sneakycode.agent.prompts import compose_system_prompt, resumed_system_prompt
-from sneakycode.agent.protocol import AssistantTurn, ChatModel, EventSink, Usage
-from sneakycode.agent.reasoning_history import assistant_message, policy_of
+from sneakycode.agent.protocol import AssistantTurn
 from sneakycode.agent.results import RunResult, RunStatus
-from sneakycode.agent.roles import BoundModel
+from sneakycode.agent.roles import Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
+from sneakycode.agent.tally import Tally
 from sneakycode.agent.watch import RunWatch
 from sneakycode.config import PermissionMode
 from sneakycode.errors import ModelError, SneakyError
-from sneakycode.extensions.hooks import HookRunner
-from sneakycode.permissions.gate import NOBODY, Approver, Gate, Unattended
-from sneakycode.session.checkpoints import Checkpoints
-from sneakycode.session.transcript import Transcript
+from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ImagePart, Tool
-from sneakycode.tools.context import ToolContext
-from sneakycode.tools.registry import all_tools, openai_schemas
+from sneakycode.tools.registry import all_tools
 
 DEFAULT_CONTEXT_WINDOW = 32_768
 REPAIRED = "answered calls left without a result"
@@ -46,92 +44,62 @@ RESUMED_NOTE = "This session was resumed: files read earlier count as unread, so
 HOOKS_CONTEXT = "# Session context from hooks"
 
 
-class Agent(ToolCalls):
-    """Runs requests against one ChatModel in one tool session; `history` is the message list so far."""
+class Agent(ModelTurns, ToolCalls):
+    """Runs requests against one ChatModel in one tool session; `history` is the message list so far.
 
-    def __init__(
-        self,
-        model: ChatModel,
-        ctx: ToolContext,
-        sink: EventSink,
-        *,
-        approver: Approver | None,
-        mode: PermissionMode | str | None = None,
-        max_turns: int | None = None,
-        context_window: int | None = None,
-        transcript: Transcript | None = None,
-        history: list[dict[str, Any]] | None = None,
-        tools: tuple[Tool, ...] | None = None,
-        skills_prompt: str = "",
-        checkpoints: Checkpoints | None = None,
-        session_turns: int = 0,
-        hooks: HookRunner | None = None,
-        main: bool = True,
-        role: str = "",
-        budgets: Budgets | None = None,
-        spending: Spending | None = None,
-        unattended: Unattended = NOBODY,
-        system_prompt: str = "",
-        reserve: int | None = None,
-        small: BoundModel | None = None,
-        model_name: str = "",
-    ) -> None:
-        """`tools`: the tools the model is offered (None: all); a call to any other is an unknown tool.
-        `skills_prompt`: the system prompt's list of skills (see extensions.skills). `hooks`: the user's hooks
-        (`main`: False for a subagent, whose stop is SubagentStop and whose first request gets no map); `role`:
-        instructions that follow the system prompt (a subagent's definition). `budgets` limit the whole session;
-        `spending` carries the price and counts what it used. `unattended`: how a refusal for want of an
-        approver is worded (the face's words). `system_prompt`: the embedding program's own instructions, after
-        the project's. `reserve`: the reply cap each request asks for, which the window must hold besides the
-        prompt. `small`: the model for chores (summaries), None for this one; `model_name`: this model's name
-        when its price is not the session's main one (a subagent on another model)."""
-        self.model = model
+    Built from four groups (agent/setup.py, agent/roles.py): `binding`, the models it runs on; `calls`, the
+    tool side; `conversation`, where the conversation starts and is recorded; `config`, how its runs go.
+    Helpers (compaction, the task tool) change it only through its methods."""
+
+    def __init__(self, binding: Binding, calls: Calls, conversation: Conversation, config: RunConfig) -> None:
+        ctx, sink, settings = calls.ctx, config.sink, calls.ctx.settings
         self.ctx = ctx
         self.sink = sink
-        self.approver = approver
-        self.hook_runner = hooks
-        self.main = main
-        self.hooks = HookPoints(hooks, sink, "Stop" if main else "SubagentStop")
-        offered = all_tools() if tools is None else tools
-        self.gate = Gate(ctx, self.hooks.approver(approver), PermissionMode(mode) if mode else None, offered=offered,
-                         unattended=unattended)
-        self.max_turns = max_turns or ctx.settings.max_turns
-        window = context_window or ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
-        self.context = ContextManager(window, ctx.workspace, reserve=reserve or 0)
-        self.small = small
-        self.model_name = model_name
-        self.compacted_at = -1  # the session turn of the last automatic compaction: at most one per turn
-        self.transcript = transcript
-        self._tools_lock = threading.Lock()  # tools found or withdrawn from tool threads, in parallel
-        self.tools: list[dict[str, Any]] = []
-        self.tools_tokens = 0
-        self._set_tools(openai_schemas(offered))
+        self.approver = calls.approver
+        self.main = config.main
+        self.hooks = HookPoints(config.hooks, sink, main=config.main)
+        offered = all_tools() if calls.tools is None else calls.tools
+        self.gate = Gate(ctx, self.hooks.approver(calls.approver), PermissionMode(config.mode) if config.mode else None,
+                         offered=offered, unattended=calls.unattended)
+        self.max_turns = config.max_turns or settings.max_turns
+        bound = self._fitted(binding.model)
+        self.model, self.model_name, self.small = bound.model, bound.name, binding.small
+        self.context = ContextManager(bound.window, ctx.workspace, reserve=bound.reserve)
+        self._compacted_at = -1  # the session turn of the last automatic compaction: at most one per turn
+        self.transcript = conversation.transcript
+        self.offered = OfferedTools(self.gate, offered)
         notices: list[str] = []
-        self._prompt_parts = (skills_prompt, system_prompt, role)
+        self._prompt_parts = (conversation.skills_prompt, conversation.system_prompt, conversation.role)
         prompt = self._prompt = compose_system_prompt(ctx.workspace, offered, notices, *self._prompt_parts)
-        self.checkpoints = checkpoints
-        self.session_turns = session_turns  # model turns across the session: what checkpoints are numbered by
+        self.checkpoints = checkpoints = conversation.checkpoints
+        self.session_turns = conversation.session_turns  # model turns across the session: what checkpoints count
         for notice in [*notices, checkpoints.notice if checkpoints else None]:
             self._notice(notice)
+        history = conversation.history
         resumed = history_from(history or [], "the resumed session")  # outside messages: checked here and in rewound
         system: SystemMessage = {"role": "system", "content": resumed_system_prompt(prompt, resumed)}
         self.history: list[Message] = [system, *(m for m in resumed if m["role"] != "system")]
         # What a resumed session must be told goes into its first new user message, after the history: the
         # system prompt and every earlier message stay byte for byte what the server has cached.
         self._session_notes: list[str] = [f"[{RESUMED_NOTE}]"] if history else []
-        if repair_history(self.history) and transcript is not None:
-            transcript.write("history", messages=self.history, reason=REPAIRED)
+        if repair_history(self.history) and self.transcript is not None:
+            self.transcript.write("history", messages=self.history, reason=REPAIRED)
         self.repeats = RepeatWatch()
-        self.totals = RunResult("answered", "")
-        self._totals_lock = threading.Lock()
         self._reasoned = ""  # the reasoning of the request under way streamed so far (reasoning_delta events)
-        self.spending = spending or Spending()
-        self.budgets = BudgetKeeper(budgets or Budgets(), self.spending)
-        ctx.output_budget = self.context.output_budget(self.fixed_tokens())
+        spending = config.spending or Spending()
+        self.tally = Tally(spending)
+        self.budgets = BudgetKeeper(config.budgets or Budgets(), spending)
+        # What a subagent inherits: the same hooks, budgets and spending (its tokens count, it stops with them).
+        self.config = replace(config, spending=spending, budgets=self.budgets.budgets)
+        self.fit_output_budget()
         self._images: list[tuple[str, ImagePart]] = []  # tool results' images, sent after the reply's results
-        settings = ctx.settings
         self.watch = RunWatch(sink.emit, settings.stall_seconds, first_byte_limit=settings.request_timeout,
                               stall_limit=settings.stall_timeout or settings.stream_idle_timeout)
+
+    def _fitted(self, bound: BoundModel) -> BoundModel:
+        """`bound` with its window filled in: a model built without a binding (0) gets the configured one."""
+        window = bound.window or self.ctx.settings.context_window or DEFAULT_CONTEXT_WINDOW
+        return replace(bound, window=window)
 
     @property
     def cancel(self) -> threading.Event:
@@ -143,15 +111,40 @@ class Agent(ToolCalls):
         """The permission mode in force: the one set for this session, else the configured one."""
         return self.gate.mode or self.ctx.settings.permissions.mode
 
+    @property
+    def bound(self) -> BoundModel:
+        """The model it runs on now: its client, name, window and reply cap."""
+        return BoundModel(self.model, self.model_name, self.context.window, self.context.reserve)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tools array every request carries."""
+        return self.offered.schemas
+
+    @property
+    def tools_tokens(self) -> int:
+        return self.offered.tokens
+
+    @property
+    def totals(self) -> RunResult:
+        """The run under way's turns, calls and tokens (the last run's once it ended)."""
+        return self.tally.totals
+
+    @property
+    def spending(self) -> Spending:
+        """What the session used so far (its subagents' included), and at which prices."""
+        return self.tally.spending
+
     def use_model(self, bound: BoundModel, *, fit: bool = True) -> BoundModel:
         """Run on `bound` from the next request on; returns the model it replaces (closing it is the caller's).
         `fit`: its window and reply cap replace the old ones (a model switch); False keeps them (a command's
         model for one request, on the same server)."""
-        before = BoundModel(self.model, self.model_name, self.context.window, self.context.reserve)
+        before = self.bound
         self.model, self.model_name = bound.model, bound.name
         if fit:
-            self.context.window, self.context.reserve = bound.window, bound.reserve
-            self.ctx.output_budget = self.context.output_budget(self.fixed_tokens())
+            fitted = self._fitted(bound)
+            self.context.window, self.context.reserve = fitted.window, fitted.reserve
+            self.fit_output_budget()
         return before
 
     def use_small(self, bound: BoundModel | None) -> BoundModel | None:
@@ -170,46 +163,39 @@ class Agent(ToolCalls):
 
     def offer_tools(self, tools: tuple[Tool, ...]) -> None:
         """Tools that join the model's list from the next request on (those a search tool found)."""
-        with self._tools_lock:
-            known = set(self.gate.offered or {})
-            new = tuple(t for t in tools if t.name not in known)
-            if not new:
-                return
-            self.gate.offer(new)
-            self._set_tools([*self.tools, *openai_schemas(new)])
+        self.offered.offer(tools)
 
     def withdraw_tools(self, names: Collection[str], note: str) -> None:
         """Tools that leave the model's list (their server stopped); `note` tells the user why."""
-        with self._tools_lock:
-            self.gate.withdraw(names)
-            self._set_tools([schema for schema in self.tools if schema["function"]["name"] not in names])
+        self.offered.withdraw(names)
         self.sink.emit({"type": "notice", "message": note})
 
     def set_tools(self, tools: tuple[Tool, ...], reason: str) -> None:
         """Offer exactly `tools` from the next request on (a model switch re-chooses the edit tool), with the
-        system prompt's tool guidance to match; the conversation goes on."""
-        with self._tools_lock:
-            self.gate.offered = {t.name: t for t in tools}
-            self._set_tools(openai_schemas(tools))
+        system prompt's tool guidance to match, and tool output sized to the room left; the conversation goes on."""
+        with self.offered.lock:
+            self.offered.replace(tools)
             prompt = compose_system_prompt(self.ctx.workspace, tools, [], *self._prompt_parts)
             system = self.history[0]
             tail = str(system["content"])[len(self._prompt):]  # the resumed note, hooks' session context
             system["content"] = prompt + tail
             self._prompt = prompt
+        self.fit_output_budget()
         if self.transcript is not None:
             self.transcript.write("history", messages=self.history, reason=reason)
-
-    def _set_tools(self, schemas: list[dict[str, Any]]) -> None:
-        self.tools = schemas
-        self.tools_tokens = len(json.dumps(self.tools, separators=(",", ":"))) // 3
 
     def clear(self) -> None:
         """Start a fresh conversation in the same session: the system prompt stays, and every file counts as
         unread again, so the model reads before it edits."""
-        del self.history[1:]
+        self.replace_conversation([], "cleared by the user")
+
+    def replace_conversation(self, messages: list[Message], reason: str) -> None:
+        """Everything after the system prompt becomes `messages` (a /compact summary, nothing after /clear),
+        written to the transcript with `reason`; every file counts as unread again."""
+        self.history[1:] = messages
         self.ctx.workspace.ledger.clear()
         if self.transcript is not None:
-            self.transcript.write("history", messages=self.history, reason="cleared by the user")
+            self.transcript.write("history", messages=self.history, reason=reason)
 
     def rewound(self, messages: list[dict[str, Any]], turns: int) -> None:
         """Continue from a conversation a rewind took back (already in the transcript); files count as unread.
@@ -217,6 +203,24 @@ class Agent(ToolCalls):
         self.history[1:] = [m for m in history_from(messages, "the conversation to continue") if m["role"] != "system"]
         self.session_turns = turns
         self.ctx.workspace.ledger.clear()
+
+    # ---- for the compaction helpers (agent/compaction_auto.py, compaction_now.py) ------------------------
+
+    @property
+    def compacted_this_turn(self) -> bool:
+        """Whether this model turn compacted already (automatic compaction runs at most once a turn)."""
+        return self._compacted_at == self.session_turns
+
+    def compacted(self, reason: str) -> None:
+        """The history was compacted automatically in this turn: recorded with `reason`, and the user told."""
+        self._compacted_at = self.session_turns
+        if self.transcript is not None:
+            self.transcript.write("history", messages=self.history, reason=reason)
+        self.sink.emit({"type": "notice", "message": reason})
+
+    def fit_output_budget(self) -> None:
+        """Size each tool's output to the room the window leaves besides the system prompt and the tools."""
+        self.ctx.output_budget = self.context.output_budget(self.fixed_tokens())
 
     def start_session(self, source: str) -> None:
         """Run the SessionStart hooks (`source`: startup, resume or clear). At startup and after /clear what they
@@ -234,11 +238,7 @@ class Agent(ToolCalls):
 
     def absorb(self, other: RunResult) -> None:
         """Count a subagent's turns, calls and tokens as this run's (max_turns and budgets see them)."""
-        with self._totals_lock:  # subagents run in parallel
-            self.totals.turns += other.turns
-            self.totals.tool_calls += other.tool_calls
-            self.totals.add_usage(other.prompt_tokens, other.completion_tokens, other.usage_estimated,
-                                  other.cached_tokens, other.cache_reported, other.prefill_seconds)
+        self.tally.absorb(other)  # subagents run in parallel: the tally locks
 
     def run_turn(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
         """Work on one user request (with images attached, for a model that takes them) until the model
@@ -249,7 +249,7 @@ class Agent(ToolCalls):
     def work(self, request: str, images: list[ImagePart] | None = None) -> RunResult:
         """run_turn without clearing the cancel signal: a subagent shares its parent's, and must not swallow a
         Ctrl-C pressed before it started."""
-        self.totals = RunResult("answered", "")
+        self.tally.start()
         refused, request = self.hooks.prompt(request)
         if refused is not None:
             return self._end("error", f"A UserPromptSubmit hook refused the request: {refused}")
@@ -324,8 +324,6 @@ class Agent(ToolCalls):
             "before the task was finished.",
         )
 
-    # ---- model side ------------------------------------------------------------------------------
-
     def _complete(self) -> AssistantTurn:
         """One model request; when the server says the history is too long (our estimate was low: the last
         resort), shrink the assumed window below what was sent, compact, and try once more if it fits."""
@@ -336,74 +334,6 @@ class Agent(ToolCalls):
                 raise
             compaction_auto.after_context_length(self, exc)
             return self._watched_complete()
-
-    def _watched_complete(self) -> AssistantTurn:
-        """The request, with the stall watch told of everything that arrives (see agent/watch.py)."""
-        self._reasoned = ""
-        # `on_reasoning` is beyond the ChatModel protocol: only a model that says it takes it is given it.
-        extra: dict[str, Any] = (
-            {"on_reasoning": self._on_reasoning} if getattr(self.model, "streams_reasoning", False) else {})
-        with self.watch.model_request() as activity:
-            return self.model.complete(self.history, self.tools, on_text=self._on_text, cancel=self.cancel,
-                                       on_activity=activity, **extra)
-
-    def fixed_tokens(self) -> int:
-        """What every request carries besides the conversation: the system prompt and the tools array."""
-        return estimate_message_tokens(self.history[0]) + self.tools_tokens
-
-    def _on_text(self, text: str) -> None:
-        self.sink.emit({"type": "text_delta", "text": text})
-
-    def _on_reasoning(self, text: str) -> None:
-        self._reasoned += text
-        self.sink.emit({"type": "reasoning_delta", "text": text})
-
-    def account_chore(self, usage: Usage, model_name: str) -> None:
-        """Count a chore's request (a summary) in this run's usage and the session's spending, at the price of
-        the model that ran it."""
-        with self._totals_lock:
-            self._count(usage)
-        self.spending.add(usage, model_name)
-
-    def _count(self, usage: Usage) -> None:
-        self.totals.add_usage(usage.prompt_tokens, usage.completion_tokens, usage.estimated, usage.cached_tokens,
-                              usage.cache_reported, usage.prefill_seconds)
-
-    def _account(self, reply: AssistantTurn) -> None:
-        usage = reply.usage
-        self._count(usage)
-        self.spending.add(usage, self.model_name)
-        event: UsageEvent = {
-            "type": "usage",
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "estimated": usage.estimated,
-            "history_tokens_estimate": estimate_history_tokens(self.history),
-            "cached_tokens": usage.cached_tokens,
-            "prefilled_tokens": usage.prefilled_tokens,
-            "cache_reported": usage.cache_reported,
-            "prefill_seconds": usage.prefill_seconds,
-            "session_cached_tokens": self.spending.cached_tokens,
-            "session_prefilled_tokens": self.spending.prefilled_tokens,
-            "session_prefill_seconds": self.spending.prefill_seconds,
-        }
-        self.sink.emit(event)
-        if self.transcript is not None:
-            self.transcript.write("usage", **{k: v for k, v in event.items() if k != "type"})
-
-    def _record_reply(self, reply: AssistantTurn) -> None:
-        if reply.reasoning:
-            event: ReasoningEvent = {"type": "reasoning", "text": reply.reasoning}
-            if self._reasoned and self._reasoned.strip() == reply.reasoning.strip():
-                event["streamed"] = True  # its pieces were shown as they came: a face shows it once
-            self.sink.emit(event)
-            if self.transcript is not None:
-                self.transcript.write("reasoning", text=reply.reasoning)
-        # Reasoning joins the history where the model family was trained to see it again (drop, chain, keep:
-        # agent/reasoning_history.py), recorded once and never rewritten, so the prompt cache keeps it.
-        self._append(assistant_message(reply, policy_of(self.model)))
-        calls: list[CallSummary] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in reply.tool_calls]
-        self.sink.emit({"type": "assistant", "text": reply.content, "tool_calls": calls})
 
     def _end(self, status: RunStatus, message: str) -> RunResult:
         self._notice(self.checkpoints.end_of_run(self.session_turns) if self.checkpoints else None)
@@ -416,4 +346,4 @@ class Agent(ToolCalls):
         return self.totals
 
 
-__all__ = ["Agent", "RunResult", "RunStatus"]
+__all__ = ["Agent", "Binding", "BoundModel", "Calls", "Conversation", "RunConfig", "RunResult", "RunStatus"]

@@ -23,7 +23,8 @@ from pydantic import Field
 
 from sneakycode.agent.events import Event
 from sneakycode.agent.protocol import EventSink
-from sneakycode.agent.roles import SMALL, BoundModel
+from sneakycode.agent.roles import SMALL, Binding, BoundModel
+from sneakycode.agent.setup import Calls, Conversation
 from sneakycode.agent.subagent_definitions import AgentDefinition
 from sneakycode.errors import ErrorCode, SneakyError
 from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered
@@ -154,13 +155,12 @@ class Subagents:
         folder.mkdir(parents=True, exist_ok=True)
         transcript = Transcript(folder)
         approver = None if parent.approver is None else _OneAtATime(parent.approver, self._approvals, agent_id)
-        # The parent's budgets and spending: a subagent's tokens count, and it stops when they run out.
+        # The parent's hooks, budgets and spending: a subagent's tokens count, and it stops when they run out.
         child = Agent(
-            bound.model, ctx.for_subagent(), sink, approver=approver, mode=parent.mode, max_turns=turns,
-            context_window=bound.window, reserve=bound.reserve, transcript=transcript,
-            tools=definition.offered(self.available), hooks=parent.hook_runner, main=False, role=definition.prompt,
-            unattended=parent.gate.unattended, budgets=parent.budgets.budgets, spending=parent.spending,
-            model_name=bound.name, small=parent.small,
+            Binding(bound, parent.small),
+            Calls(ctx.for_subagent(), approver, definition.offered(self.available), parent.gate.unattended),
+            Conversation(transcript=transcript, role=definition.prompt),
+            replace(parent.config, sink=sink, main=False, mode=parent.mode, max_turns=turns),
         )
         try:
             result = child.work(args.prompt)
@@ -184,7 +184,7 @@ class Subagents:
         small = parent.small
         if definition.model == SMALL and small is not None:
             return small
-        own = BoundModel(parent.model, parent.model_name, parent.context.window, parent.context.reserve)
+        own = parent.bound
         if definition.model in (None, SMALL) or self.model_for is None:
             return own
         return self.model_for(definition.model)

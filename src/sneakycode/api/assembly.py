@@ -12,14 +12,16 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlparse
 
 from sneakycode.agent.budgets import Budgets, Spending
+from sneakycode.agent.first_request import start_map_build
 from sneakycode.agent.loop import Agent
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, resolve_model_config
 from sneakycode.agent.model.window import discover_context_window
 from sneakycode.agent.protocol import EventSink
 from sneakycode.agent.roles import BoundModel
+from sneakycode.agent.setup import Calls, Conversation, RunConfig
 from sneakycode.agent.subagent_definitions import load_definitions
 from sneakycode.agent.subagents import TASK_TOOL, Subagents
-from sneakycode.api.binding import ModelBinding, Models, builtin_tools, close_model, offered_if
+from sneakycode.api.binding import ModelBinding, Models, binding_of, builtin_tools, close_model, offered_if
 from sneakycode.api.options import BUDGET_NAMES, Options
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
@@ -177,6 +179,8 @@ def assemble(
             undo.callback(shutil.rmtree, ctx.session_dir, ignore_errors=True)
         undo.callback(ctx.close)
         undo.callback(transcript.close)
+        if saved is None:  # a new conversation's map: built while the rest starts (agent/first_request.py)
+            start_map_build(ctx, main.window)
         extensions = load_extensions(ctx.workspace, skills=settings.skills.enabled, user=not loaded.isolated)
         for notice in extensions.notices():
             sink.emit({"type": "notice", "message": notice})
@@ -207,26 +211,24 @@ def assemble(
         if debug_log is not None and extra:
             debug_log(f"MCP tools offered: {', '.join(t.name for t in extra)}")
         agent = Agent(
-            main.client,
-            ctx,
-            sink,
-            approver=approver_for(ctx),
-            mode=options.mode,
-            context_window=main.window,
-            reserve=main.reserve,
-            transcript=transcript,
-            history=saved.messages if saved else None,
-            tools=tools + extra,
-            skills_prompt=skills_prompt(extensions.skills, settings.skills.max_prompt_chars),
-            checkpoints=checkpoints,
-            session_turns=saved.turns if saved else 0,
-            hooks=HookRunner.for_session(hooks, ctx) if len(hooks) else None,
-            budgets=models.budgets,
-            spending=spending,
-            small=None if small is None else small.bound(),
-            unattended=unattended,
-            system_prompt=options.system_prompt,
-            main=True,
+            binding_of(main, small),
+            Calls(ctx, approver_for(ctx), tools + extra, unattended),
+            Conversation(
+                history=saved.messages if saved else None,
+                session_turns=saved.turns if saved else 0,
+                transcript=transcript,
+                checkpoints=checkpoints,
+                skills_prompt=skills_prompt(extensions.skills, settings.skills.max_prompt_chars),
+                system_prompt=options.system_prompt,
+            ),
+            RunConfig(
+                sink,
+                main=True,
+                mode=options.mode,
+                hooks=HookRunner.for_session(hooks, ctx) if len(hooks) else None,
+                budgets=models.budgets,
+                spending=spending,
+            ),
         )
         servers.attach(agent)
         subagents.attach(agent)

@@ -18,17 +18,18 @@ from sneakycode.agent.model.families import edit_format_for, supports_images_for
 from sneakycode.agent.model.pricing import Price, price_for
 from sneakycode.agent.model.providers import ModelConfig, output_cap
 from sneakycode.agent.protocol import ChatModel
-from sneakycode.agent.roles import BoundModel
+from sneakycode.agent.roles import Binding, BoundModel
 from sneakycode.agent.subagents import TASK_TOOL
 from sneakycode.config import LoadedSettings
 from sneakycode.errors import ConfigError
 from sneakycode.tools.base import Tool
 from sneakycode.tools.registry import conditional_tools, offered_tools
 
-Role = Literal["main", "small", "subagent", "command"]
+Role = Literal["main", "small", "subagent", "command", "fallback"]
 """main: the user's requests; small: the chores ([models] small); subagent: a definition's own `model:`;
-command: a custom command's `model:` for one request. The last two run on the main model's server."""
-ROLES: tuple[Role, ...] = ("main", "small", "subagent", "command")
+command: a custom command's `model:` for one request (these two run on the main model's server); fallback: the
+model that takes over a goal the main one could not reach ([models] fallback, api/goal.py)."""
+ROLES: tuple[Role, ...] = ("main", "small", "subagent", "command", "fallback")
 
 
 @dataclass
@@ -95,21 +96,29 @@ class ModelBinding:
         settings = models.loaded.settings
         price = price_for(settings, config.provider, config.model)
         check_priced(config.model, price, models.budgets)
+        if role == "fallback":
+            check_priced(config.model, price, Budgets(max_cost=fallback_cost_cap(models.loaded)))
         client = build_chat_model(config, debug_log=models.debug_log, tool_calls=settings.tool_calls)
         return cls(role, config, client, price, edit_format_for(config.model, settings.tools.edit_format),
                    builtin_tools(models.loaded, config.model))
 
 
+def binding_of(main: ModelBinding, small: ModelBinding | None) -> Binding:
+    """What an Agent runs on (agent.roles.Binding): `main` for its requests, `small` for its chores."""
+    return Binding(main.bound(), None if small is None else small.bound())
+
+
 def config_for(name: str | None, role: Role, models: Models) -> ModelConfig:
     """The endpoint, model and window of `name` in `role` (the window asked of the server where it says)."""
     from sneakycode.api.assembly import with_server_window
-    from sneakycode.api.roles import small_model_config
+    from sneakycode.api.roles import role_model_config
 
     main, settings = models.main, models.loaded.settings
-    if role == "small":
-        found = small_model_config(models.loaded, main, name)
+    if role in ("small", "fallback"):
+        found = role_model_config(models.loaded, main, "small" if role == "small" else "fallback", name)
         if found is None:
-            raise ConfigError("no small model is set: name one ([models] small, or set_model(NAME, 'small'))")
+            raise ConfigError(f"no {role} model is set: name one ([models] {role}, or set_model(NAME, 'small'))"
+                              if role == "small" else "no fallback model is set: name one ([models] fallback)")
         return found
     if name is None or name == main.model:
         return main
@@ -117,6 +126,12 @@ def config_for(name: str | None, role: Role, models: Models) -> ModelConfig:
                      supports_images=supports_images_for(name, settings.supports_images))
     # A subagent's or a command's model runs in the main model's window on the same server (as it always has).
     return with_server_window(config) if role == "main" else config
+
+
+def fallback_cost_cap(loaded: LoadedSettings) -> float | None:
+    """`[models.fallback] max_cost`: the fallback model's own cost cap (None: only budgets.max_cost holds)."""
+    chosen = loaded.settings.models.fallback
+    return None if chosen is None or isinstance(chosen, str) else chosen.max_cost
 
 
 def check_priced(model: str, price: Price | None, budgets: Budgets) -> None:

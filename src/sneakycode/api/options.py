@@ -72,6 +72,21 @@ class Options:
     # whatever [telemetry] says; None: [telemetry] and the OTEL_* variables decide.
     tracer_provider: TracerProvider | None = None
     meter_provider: MeterProvider | None = None
+    # A goal (docs/goals.md): after the model says it is done, this shell command runs in the workspace like
+    # run_command (sandboxed, under the same permission rules); a non-zero exit sends its output back to the
+    # model, until it passes or a budget ends the run (api/goal.py).
+    until: str | None = None
+    # The check's files, protected from the model for the run (default: the files `until` names that exist).
+    until_files: Sequence[str] | None = None
+    # Seconds the check may run before it is killed with its process group (default CHECK_TIMEOUT, 300).
+    check_timeout: int | None = None
+    # Independent attempts, each in its own worktree (batch/attempts.py; `Session.run` itself makes one).
+    attempts: int = 1
+    # Without a check, how attempts are compared: "first" to finish, or "vote" by the small model.
+    attempt_rule: str = "first"
+    # When `[models] fallback` works on a goal: "after" the main model's rounds fail the check, "never", or "now"
+    # (from the start: what attempts run once every attempt of the main model failed, batch/attempts.py).
+    escalate: str = "after"
 
     def layer(self) -> dict[str, Any]:
         """The configuration layer these options stand for, by dotted key (None fields left out)."""

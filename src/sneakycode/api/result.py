@@ -46,6 +46,16 @@ class Result:
     # With an output schema: the final answer as JSON, valid against it (None without one, or when invalid).
     structured_output: Any = None
     error_code: str | None = None  # status "error" with an ErrorCode: output_schema_mismatch
+    # With a goal (`Options.until`): the check's last run ({command, passed, exit_code, output, rounds,
+    # already_passing, files}); None without one.
+    check: dict[str, Any] | None = None
+    # The model whose work ended the request (with a goal: the one whose change passed the check).
+    solved_by: str | None = None
+    # Tokens and cost per model ({name: {prompt_tokens, completion_tokens, usd}}), the fallback's apart.
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # With several attempts (batch/attempts.py): one row per attempt, and which was kept (None: none).
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+    chosen_attempt: int | None = None
 
     @property
     def success(self) -> bool:

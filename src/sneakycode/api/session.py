@@ -139,12 +139,14 @@ class Session(SessionVerbs):
     ) -> None:
         from sneakycode.api.approvals import Approvals, remembering
         from sneakycode.api.assembly import assemble
+        from sneakycode.api.goal import check_goal_options
         from sneakycode.api.policy import PolicyApprover
         from sneakycode.api.structured import load_output_schema
         from sneakycode.permissions.gate import Unattended
         from sneakycode.session.changes import ChangeTracker
 
         self.options = options = options or Options()
+        check_goal_options(options)  # before anything is read or started, like the schema below
         # First: a bad schema is a usage error before anything is read, started or sent.
         schema = options.output_schema
         self.output_schema: OutputSchema | None = None if schema is None else load_output_schema(schema)
@@ -233,8 +235,6 @@ class Session(SessionVerbs):
         return self._run(prompt, images, None)
 
     def _run(self, prompt: str, images: list[ImagePart] | None, turn: _StreamedRequest | None) -> Result:
-        from sneakycode.api.invocations import expand, in_effect, with_resources
-
         if self._closed:
             raise RuntimeError("this session is closed")
         with self._running:
@@ -245,22 +245,33 @@ class Session(SessionVerbs):
             try:
                 with observed_run(self._telemetry, prompt) as observed:
                     self.start()
-                    invocation = expand(self, prompt)
-                    request = invocation.prompt if invocation is not None else prompt
-                    request, more = with_resources(self, request)
-                    self.agent.hooks.answer_check = self._answer_check()
-                    try:
-                        with in_effect(self, invocation) if invocation is not None else nullcontext():
-                            outcome = self.agent.run_turn(request, [*(images or []), *more])
-                    finally:
-                        self.agent.hooks.answer_check = None
-                    if not self._titled:
-                        self._titled = True
-                        if not self.resumed:
-                            write_title(self.agent, request)
-                    return observed(self.result(outcome))
+                    if self.options.until is not None:  # a goal: requests until its check passes (api/goal.py)
+                        from sneakycode.api.goal import run_goal
+
+                        return observed(run_goal(self, prompt, lambda text, first: self._request(
+                            text, images if first else None)))
+                    return observed(self._request(prompt, images))
             finally:
                 self._sink.stream = None
+
+    def _request(self, prompt: str, images: list[ImagePart] | None) -> Result:
+        """One request, the request lock held: a command or skill expanded, resources attached, the loop run."""
+        from sneakycode.api.invocations import expand, in_effect, with_resources
+
+        invocation = expand(self, prompt)
+        request = invocation.prompt if invocation is not None else prompt
+        request, more = with_resources(self, request)
+        self.agent.hooks.answer_check = self._answer_check()
+        try:
+            with in_effect(self, invocation) if invocation is not None else nullcontext():
+                outcome = self.agent.run_turn(request, [*(images or []), *more])
+        finally:
+            self.agent.hooks.answer_check = None
+        if not self._titled:
+            self._titled = True
+            if not self.resumed:
+                write_title(self.agent, request)
+        return self.result(outcome)
 
     def stream(self, prompt: str, images: list[ImagePart] | None = None) -> Iterator[dict[str, Any]]:
         """`run`, as the events it makes (the stream-json schema), ending with a `final` event that holds the
@@ -337,6 +348,7 @@ class Session(SessionVerbs):
 
     def result(self, outcome: RunResult) -> Result:
         """The Result of one request of this session (with an output schema: its verdict on the answer)."""
+        from sneakycode.api.goal import per_model
         from sneakycode.api.structured import apply_verdict
 
         ctx = self.ctx
@@ -362,6 +374,8 @@ class Session(SessionVerbs):
             jobs=self.job_summaries(),
             budget=outcome.budget or ("max_turns" if outcome.status == "turn_limit" else None),
             error_kind=outcome.error_kind,
+            solved_by=self.model if outcome.status in ("finished", "answered") else None,
+            models=per_model(self),
         )
         if self.output_schema is not None:
             apply_verdict(result, self.output_schema)

@@ -24,9 +24,18 @@ from sneakycode.agent.events import (
     TurnEvent,
     UsageEvent,
 )
+from sneakycode.agent.model.providers import ModelConfig
+from sneakycode.agent.protocol import EventSink
+from sneakycode.api.catalog import McpServerInfo, SettingInfo, SkillInfo, SubagentInfo
+from sneakycode.api.history import SavedSession, SessionDiff
+from sneakycode.api.mentions import Mentions
+from sneakycode.api.usage import Usage
+from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.errors import CheckpointError, ConfigError, ErrorCode, ModelError, SneakyError, ToolError
 from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered, Unattended
-from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, ToolContext, ToolResult
+from sneakycode.session.rewind import RewindReport
+from sneakycode.session.undo import UndoReport
+from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, Tool, ToolContext, ToolResult
 from sneakycode.tools.images import IMAGE_SUFFIXES
 
 __all__ = [
@@ -38,22 +47,35 @@ __all__ = [
     "Declined",
     "ErrorCode",
     "Event",
+    "EventSink",
     "ImagePart",
+    "LoadedSettings",
+    "McpServerInfo",
+    "Mentions",
+    "ModelConfig",
     "ModelError",
     "NoticeEvent",
     "PendingCall",
     "PermissionEvent",
+    "PermissionMode",
     "Preview",
     "ProgressEvent",
     "ProposedEdit",
     "ReasoningDeltaEvent",
     "ReasoningEvent",
     "Remembered",
+    "RewindReport",
+    "SavedSession",
+    "SessionDiff",
+    "SettingInfo",
+    "SkillInfo",
     "SneakyError",
     "StallEvent",
     "SubagentEvent",
+    "SubagentInfo",
     "TasksEvent",
     "TextDeltaEvent",
+    "Tool",
     "ToolCallEvent",
     "ToolContext",
     "ToolError",
@@ -61,5 +83,7 @@ __all__ = [
     "ToolResultEvent",
     "TurnEvent",
     "Unattended",
+    "UndoReport",
+    "Usage",
     "UsageEvent",
 ]

@@ -26,7 +26,7 @@ from typing import Any
 
 from sneakycode.batch.spec import TaskSpec
 from sneakycode.batch.workspaces import TaskCopy, TaskSetupError, changes_since, git_entry_changed, prepare_copy
-from sneakycode.config import load_settings
+from sneakycode.config import load_settings, state_dir
 from sneakycode.errors import ConfigError
 from sneakycode.process.environment import command_environment, full_environment, shell_argv
 from sneakycode.process.protected import RepositoryGuard
@@ -121,7 +121,8 @@ def agent_command(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_l
 
     flags = {key: value for key, value in {"provider": task.provider, "model": task.model,
                                            "base_url": task.base_url}.items() if value is not None}  # fmt: skip
-    config = resolve_model_config(load_settings(copy.path, flags))
+    loaded = load_settings(copy.path, flags)
+    config = resolve_model_config(loaded)
     # -P: the task's repository is the working folder, and a `sneakycode/` folder in it must not be imported.
     argv = [sys.executable, "-P", "-m", "sneakycode.faces.cli.main", "-p", "-", "--yes", "--output-format", "json",
             "--workspace", str(copy.path), "--provider", config.provider, "--model", config.model,
@@ -130,7 +131,16 @@ def agent_command(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_l
                         ("--max-cost", task.max_cost), ("--mode", task.permissions)):  # fmt: skip
         if value is not None:
             argv += [flag, str(value)]
-    return argv, {"SNEAKYCODE_BASE_URL": options.route(config.base_url)}
+    if task.until is not None:  # a goal (attempts of one task, batch/attempts.py): the agent works until it passes
+        argv += ["--until", task.until]
+        argv += [f"--until-files={name}" for name in task.until_files or ()]
+        argv += ["--check-timeout", str(task.check_timeout)] if task.check_timeout is not None else []
+        argv += ["--escalate", task.escalate] if task.escalate is not None else []
+    # Every task's agent shares this process's store of parsed tags (by content: the tasks' worktrees of one
+    # repository parse it once), not its own state folder's.
+    shared_tags = loaded.settings.repo_map.index_folder(state_dir(loaded.settings))
+    return argv, {"SNEAKYCODE_BASE_URL": options.route(config.base_url),
+                  "SNEAKYCODE_REPO_MAP__INDEX_DIR": str(shared_tags)}
 
 
 def run_task(task: TaskSpec, options: RunOptions, cancel: threading.Event) -> dict[str, Any]:
@@ -223,6 +233,7 @@ def _read_agent_json(agent: _Step, state: Path, result: dict[str, Any]) -> None:
         tokens={"prompt": usage.get("prompt_tokens", 0), "completion": usage.get("completion_tokens", 0),
                 "total": usage.get("total_tokens", 0)},
         cost_usd=cost.get("usd"), session_id=session_id, transcript=str(transcript) if transcript else None,
+        models=data.get("models") or {}, solved_by=data.get("solved_by"),
     )  # fmt: skip
     if data.get("status") not in (*AGENT_OK, "budget", "turn_limit", "cancelled"):
         result["error"] = data.get("result") or f"the agent ended with {data.get('status')}"

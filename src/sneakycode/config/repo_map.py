@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import BaseModel, ConfigDict, Field
 
 DEFAULT_SHARE = 32  # of the window, when max_tokens is not set
@@ -23,14 +25,24 @@ class RepoMapSettings(BaseModel):
         16_384, ge=1024, description="Context windows (tokens) smaller than this get no map: it would crowd the work."
     )
     build_seconds: float = Field(
-        3.0,
+        0.5,
         gt=0,
-        description="Seconds the first request waits for files to be parsed (smallest first); the rest are parsed "
-        "next time, from the session's index.",
+        description="Seconds the first request waits for the map, which is built in the background from the "
+        "session's start; a map not ready by then is left out of that request, and its build goes on for the next "
+        "session.",
+    )
+    index_dir: str | None = Field(
+        None,
+        description="The folder of the parsed tags every session, batch task and eval task shares (by file "
+        "content); unset: `codemap` in the state folder.",
     )
     max_file_bytes: int = Field(
         262_144, ge=1024, description="Source files larger than this (or than max_file_size_bytes) are not parsed."
     )
+
+    def index_folder(self, state: Path) -> Path:
+        """Where the shared tags live, for sessions whose state folder is `state`."""
+        return Path(self.index_dir).expanduser() if self.index_dir else state / "codemap"
 
     def budget(self, window: int) -> int:
         """The map's tokens for a model with this context window; 0 when there is no map."""

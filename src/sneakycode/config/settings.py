@@ -248,12 +248,29 @@ class SmallModelSettings(_Strict):
     )
 
 
+class FallbackModelSettings(SmallModelSettings):
+    model: str = Field(description="The fallback model's name, as its server knows it.")
+    max_cost: float | None = Field(
+        None, gt=0, description="Its own cost cap in USD for the rounds it runs (unset: only budgets.max_cost)."
+    )
+    attempts: int = Field(
+        1, ge=1, description="With `--attempts`: how many attempts it gets once every attempt of the main model "
+        "failed the check (each under its own max_cost).",
+    )
+
+
 class ModelsSettings(_Strict):
     small: str | SmallModelSettings | None = Field(
         None,
         description='The model for chores (compaction summaries, session titles, the explore subagent, subagents '
         'with `model: small`): a name on the main model\'s server (`small = "qwen2.5-coder:3b"`), or a '
         "`[models.small]` table with its own base_url and api_key_env; unset, the main model does everything.",
+    )
+    fallback: str | FallbackModelSettings | None = Field(
+        None,
+        description="A stronger model that takes over a goal (`--until`) after the main model's rounds fail the "
+        'check (docs/goals.md): a name on the main model\'s server (`fallback = "gpt-4.1"`), or a '
+        "`[models.fallback]` table with its own base_url, api_key_env and max_cost; unset, no escalation.",
     )
 
 
@@ -300,6 +317,11 @@ class Settings(_Strict):
     max_retries: int = Field(4, ge=0, description="Retries of a model request on 429, 5xx or connection errors.")
     retry_backoff: float = Field(
         1.0, ge=0, description="Seconds before the first retry; doubles each retry (with jitter) unless Retry-After."
+    )
+    model_client: Literal["builtin", "openai-sdk"] = Field(
+        "builtin",
+        description="What carries model requests: `builtin`, a thin chat-completions client on httpx2 (starts about "
+        "0.5 s sooner), or `openai-sdk`, the official OpenAI SDK; retries, errors and stream assembly are the same.",
     )
     tool_calls: Literal["auto", "native", "text"] = Field(
         "auto",

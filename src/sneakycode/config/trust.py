@@ -52,13 +52,15 @@ HARMLESS_KEYS = frozenset(
 # Where the model's requests (the whole conversation) go and which secret goes with them: never from an
 # untrusted repository, for any role (main or small).
 REDIRECTING_KEYS = frozenset(
-    {"provider", "base_url", "api_key_env", "models.small.base_url", "models.small.api_key_env"}
+    {"provider", "base_url", "api_key_env", "models.small.base_url", "models.small.api_key_env",
+     "models.fallback.base_url", "models.fallback.api_key_env"}
     # Where web_search sends the model's queries, and which secret goes with them: the user's choice alone.
     | {"tools.web.search.backend", "tools.web.search.url", "tools.web.search.api_key_env"}
 )
 # Which model each role runs on: the user pays for it on their key, so an untrusted repository may only name
 # the model the user's own settings already choose (a pricier one waits for trust).
-MODEL_CHOICE_KEYS = frozenset({"model", "models.small", "models.small.model"})
+MODEL_CHOICE_KEYS = frozenset({"model", "models.small", "models.small.model", "models.fallback",
+                               "models.fallback.model"})
 # `hooks` is left unclassified on purpose: hooks run programs, so an untrusted project's hooks are dropped.
 # Servers are programs to run and places to send data: held back, except a server turned off.
 SERVERS_PREFIX = ("mcp.servers.", "lsp.servers.")

@@ -45,6 +45,7 @@ def scorecard_markdown(card: dict[str, Any]) -> str:
         f"- solved: **{total['solved']} / {total['tasks']}** ({total['solve_rate'] * 100:.1f} %), "
         f"up to {card['attempts_allowed']} attempt(s) per task",
         f"- started: {card['started_at']}, wall time {_num(total['wall_seconds'])} s", "",
+        *_pass_at(card),
         "## Totals", "",
         *_table(["attempts", "turns", "tool calls", *CLASSES, "prompt", "cached", "completion", "prefill s",
                  "task s", "cost"],
@@ -61,6 +62,17 @@ def scorecard_markdown(card: dict[str, Any]) -> str:
     lines += _table(["task", "language", "kind", "solved", "attempts", "turns", "tool calls", "failures", "prompt",
                      "cached", "completion", "prefill s", "wall s", "cost"], rows)  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def _pass_at(card: dict[str, Any]) -> list[str]:
+    """pass@1 and pass@k side by side, with the cost of the attempts after the first (older cards: nothing)."""
+    total = card["totals"]
+    if "pass_at_1" not in total:
+        return []
+    k = card["attempts_allowed"]
+    return [*_table(["pass@1", f"pass@{k}", "extra attempts", "their cost"],
+                    [[f"{total['pass_at_1'] * 100:.1f} %", f"{total['pass_at_k'] * 100:.1f} %",
+                      str(total["extra_attempts"]), _cost(total["extra_attempts_cost_usd"])]]), ""]
 
 
 def _shown(row: dict[str, Any] | None, key: str) -> str:

@@ -66,10 +66,15 @@ def task_row(task_id: str, language: str, kind: str, attempts: list[dict[str, An
         "id": task_id, "language": language, "kind": kind, "solved": False, "attempts": len(attempts),
         "outcome": None, "status": None, "turns": 0, "tool_calls": 0, "failures": dict.fromkeys(CLASSES, 0),
         "error_codes": {}, "tokens": {"prompt": 0, "cached": 0, "completion": 0}, "prefill_seconds": None,
-        "wall_seconds": 0.0, "cost_usd": None, "error": None,
+        "wall_seconds": 0.0, "cost_usd": None, "error": None, "solved_at": None, "per_attempt": [],
     }  # fmt: skip
     codes: Counter[str] = Counter()
-    for result in attempts:
+    for number, result in enumerate(attempts, start=1):
+        # pass@k reads these: the first attempt that passed, and what each attempt found and cost.
+        if result.get("outcome") == "passed" and row["solved_at"] is None:
+            row["solved_at"] = number
+        row["per_attempt"].append({"outcome": result.get("outcome"), "cost_usd": result.get("cost_usd"),
+                                   "turns": int(result.get("turns") or 0)})
         facts = transcript_facts(result.get("transcript"))
         codes.update(facts["codes"])
         tokens = result.get("tokens") or {}
@@ -101,11 +106,27 @@ def totals(rows: list[dict[str, Any]], wall_seconds: float) -> dict[str, Any]:
         "tokens": {key: sum(row["tokens"][key] for row in rows) for key in ("prompt", "cached", "completion")},
         "prefill_seconds": None, "task_seconds": round(sum(row["wall_seconds"] for row in rows), 3),
         "wall_seconds": round(wall_seconds, 3), "cost_usd": None,
+        **pass_at(rows),
     }  # fmt: skip
     for row in rows:
         total["prefill_seconds"] = _add(total["prefill_seconds"], row["prefill_seconds"])
         total["cost_usd"] = _add(total["cost_usd"], row["cost_usd"])
     return total
+
+
+def pass_at(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """pass@1 (solved by the first attempt) beside pass@k (by any of the attempts allowed), and what the attempts
+    after the first cost: the price of the difference between the two."""
+    first = sum(row.get("solved_at") == 1 for row in rows)
+    solved = sum(bool(row["solved"]) for row in rows)
+    extra: float | None = None
+    for row in rows:
+        for attempt in row.get("per_attempt", [])[1:]:
+            extra = _add(extra, attempt["cost_usd"])
+    return {"pass_at_1": round(first / len(rows), 4) if rows else 0.0,
+            "pass_at_k": round(solved / len(rows), 4) if rows else 0.0,
+            "extra_attempts": sum(max(0, len(row.get("per_attempt", [])) - 1) for row in rows),
+            "extra_attempts_cost_usd": extra}
 
 
 def write_scorecard(out_dir: Path, card: dict[str, Any]) -> tuple[Path, Path]:

@@ -200,6 +200,9 @@ class Gate:
                 ErrorCode.REJECTED_BY_USER, f"the user declined {call.name} and said: {said}",
                 hint="Do what the user said instead; do not repeat the declined call.",
             )
+        elif self.ctx.cancel.is_set():  # the question was withdrawn: the user stopped the turn, nobody said no
+            rejection = ToolResult.fail(ErrorCode.CANCELLED, f"{call.name} was not run: the user cancelled the turn",
+                                        hint="Nothing was refused; wait for the user's next request.")
         else:
             rejection = ToolResult.fail(ErrorCode.REJECTED_BY_USER, f"the user declined {call.name}")
         return Verdict(decision, "rejected", self.capped(rejection))

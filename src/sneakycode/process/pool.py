@@ -18,6 +18,7 @@ import os
 import re
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -29,6 +30,7 @@ Batch = TypeVar("Batch")
 Result = TypeVar("Result")
 
 MAX_WORKERS = 8  # each worker holds its own interpreter and grammars (~50 MB)
+STOP_POLL = 0.05  # seconds between looks at a caller's stop event
 _END_SECONDS = 2.0  # how long a terminated worker may take to exit before it is killed
 _GUARD = re.compile(r"""__name__\s*==\s*['"]__main__['"]""")
 
@@ -59,11 +61,13 @@ def main_is_importable() -> bool:
 
 
 def run_batches(
-    function: Callable[[Batch], Result], batches: Sequence[Batch], workers: int, deadline: float | None
+    function: Callable[[Batch], Result], batches: Sequence[Batch], workers: int, deadline: float | None,
+    stop: threading.Event | None = None,
 ) -> tuple[dict[int, Result], bool]:
     """`function(batch)` for each batch, in `workers` processes, the earlier batches started first; stops at
-    `deadline` (time.monotonic()). Returns the results by batch number (those that finished) and whether the
-    pool worked: False when processes could not start or one died, the rest of the work being the caller's."""
+    `deadline` (time.monotonic()) or when `stop` is set (checked every STOP_POLL seconds). Returns the results
+    by batch number (those that finished) and whether the pool worked: False when processes could not start or
+    one died, the rest of the work being the caller's."""
     results: dict[int, Result] = {}
     try:
         executor = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
@@ -75,7 +79,13 @@ def run_batches(
         pending: dict[Future[Result], int] = {executor.submit(function, b): i for i, b in enumerate(batches)}
         while pending:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if stop is not None:
+                if stop.is_set():
+                    break
+                left = STOP_POLL if left is None else min(left, STOP_POLL)
             done, _ = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+            if not done and (deadline is None or time.monotonic() < deadline):
+                continue  # only the poll of `stop`
             if not done:
                 break  # the deadline: what is still running is ended below
             for future in done:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
@@ -67,8 +67,11 @@ class RepositoryGuard:
     indexes: list[_WatchedIndex] = field(default_factory=list)  # writable indexes: gitlinks added are undone
 
     @classmethod
-    def survey(cls, workspace: Path) -> RepositoryGuard:
+    def survey(cls, workspace: Path, held: Mapping[Path, str] | None = None) -> RepositoryGuard:
+        """`held`: files protected for one run only, with why (a goal's check files): read-only like the rest."""
         guard = cls(workspace)
+        for path, why in (held or {}).items():
+            guard._file(path, why=why)
         for name in PROTECTED_FOLDERS:
             if name != ".git":  # the git dir, wherever its `.git` leads, is surveyed below
                 guard._folder(workspace / name)

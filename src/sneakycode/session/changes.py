@@ -13,8 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sneakycode.errors import CheckpointError
-from sneakycode.session.checkpoints import read_records
-from sneakycode.session.journal import Journal
+from sneakycode.session.change_reader import JournalPaths, RecordTail
+from sneakycode.session.checkpoints import CHECKPOINTS_FILE
+from sneakycode.session.journal import JOURNAL_DIR
 from sneakycode.session.shadow_git import ShadowRepo
 
 
@@ -25,25 +26,33 @@ class ChangeTracker:
     def __init__(self, session_dir: Path, workspace: Path) -> None:
         self.session_dir = session_dir
         self.workspace = workspace
-        self.journal = Journal(session_dir)
-        self.before = len(self.journal.entries())
-        self.records_before = len(read_records(session_dir))
+        # Read as they grow (change_reader.py): a long session's every result does not re-read them whole.
+        self.journal = JournalPaths(session_dir / JOURNAL_DIR)
+        self.records = RecordTail(session_dir / CHECKPOINTS_FILE)
+        self.before = len(self.journal.read())
+        self.records_before = len(self.records.read())
+        self._compared: tuple[tuple[str, str], list[str]] | None = None  # the last two snapshots compared
 
     def changed(self, display: Callable[[Path], str]) -> list[str]:
         snapshotted = [display(self.workspace / path) for path in self._snapshot_changes()]
-        journaled = [display(entry.path) for entry in self.journal.entries()[self.before :]]
+        journaled = [display(path) for path in self.journal.read()[self.before :]]
         return list(dict.fromkeys([*snapshotted, *journaled]))
 
     def _snapshot_changes(self) -> list[str]:
         """Paths (relative to the workspace) that differ between the run's first checkpoint and its last end
         snapshot; none when the run took no checkpoint (it changed nothing a snapshot sees, or they are off)."""
-        records = read_records(self.session_dir)[self.records_before :]
+        records = self.records.read()[self.records_before :]
         first = next((record for record in records if record.kind == "before"), None)
         last = next((record for record in reversed(records) if record.kind == "end"), None)
         if first is None or last is None or first.tree == last.tree:
             return []
+        pair = (first.commit, last.commit)
+        if self._compared is not None and self._compared[0] == pair:  # commits never change: nor does their diff
+            return self._compared[1]
         try:
             repo = ShadowRepo.find(self.session_dir, self.workspace)
-            return [change.path for change in repo.changes(first.commit, last.commit)]
+            paths = [change.path for change in repo.changes(first.commit, last.commit)]
         except CheckpointError:  # git went away since the snapshots: the journal still answers
             return []
+        self._compared = (pair, paths)
+        return paths

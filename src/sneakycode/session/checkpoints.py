@@ -57,16 +57,16 @@ def read_records(session_dir: Path) -> list[CheckpointRecord]:
         lines = (session_dir / CHECKPOINTS_FILE).read_text(encoding="utf-8").splitlines()
     except OSError:
         return []
-    records = []
-    for line in lines:
-        try:
-            data = json.loads(line)
-            record = CheckpointRecord(**data)
-        except (ValueError, TypeError):
-            continue
-        if isinstance(record.skipped, list) and isinstance(record.left_out, dict):
-            records.append(record)
-    return records
+    return [record for line in lines if (record := parse_record(line)) is not None]
+
+
+def parse_record(line: str) -> CheckpointRecord | None:
+    """One line of checkpoints.jsonl as a record; None for a line that is not one (torn, foreign)."""
+    try:
+        record = CheckpointRecord(**json.loads(line))
+    except (ValueError, TypeError):
+        return None
+    return record if isinstance(record.skipped, list) and isinstance(record.left_out, dict) else None
 
 
 def append_record(session_dir: Path, record: CheckpointRecord) -> None:

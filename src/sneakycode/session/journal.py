@@ -123,10 +123,9 @@ class Journal:
             return []
         found = []
         for meta_path in self.folder.iterdir():
-            named = _ENTRY_NAME.match(meta_path.name)
-            if named is None:
+            seq = entry_seq(meta_path.name)
+            if seq is None:
                 continue
-            seq = int(named.group(1))
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
             after_path = self.folder / f"{seq:06d}.after.json"
             after = None
@@ -145,3 +144,9 @@ class Journal:
                 )
             )
         return sorted(found, key=lambda entry: entry.seq)
+
+
+def entry_seq(name: str) -> int | None:
+    """The number of the entry whose meta file is called `name`; None for the journal's other files."""
+    named = _ENTRY_NAME.match(name)
+    return int(named.group(1)) if named is not None else None

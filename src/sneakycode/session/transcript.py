@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,11 +33,15 @@ class Transcript:
     def __init__(self, session_dir: Path) -> None:
         self.path = session_dir / TRANSCRIPT
         self._fh = self.path.open("a", encoding="utf-8")
+        # The loop, tool threads and a face's notes (api/timeline.py) write: one whole line at a time.
+        self._one_at_a_time = threading.Lock()
 
     def write(self, record_type: str, **fields: Any) -> None:
-        self._fh.write(json.dumps({"type": record_type, "time": time.time(), **fields}, ensure_ascii=False) + "\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
+        line = json.dumps({"type": record_type, "time": time.time(), **fields}, ensure_ascii=False) + "\n"
+        with self._one_at_a_time:
+            self._fh.write(line)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
 
     def message(self, message: Mapping[str, Any]) -> None:
         self.write("message", message=message)

@@ -19,6 +19,7 @@ from sneakycode.config import LoadedSettings, Settings, state_dir
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.session.folders import SessionInfo, new_session
 from sneakycode.session.journal import Journal
+from sneakycode.tools.codemap.background import SessionMapBuild
 from sneakycode.tools.session_network import SessionNetwork
 from sneakycode.tools.web.cache import WebCache
 from sneakycode.workspace.files import Workspace
@@ -107,6 +108,7 @@ class ToolSession:
     web_cache: WebCache = field(default_factory=WebCache)
     lsp: SessionServers = field(default_factory=SessionServers)
     network: SessionNetwork = field(default_factory=SessionNetwork)
+    map_build: SessionMapBuild = field(default_factory=SessionMapBuild)
 
 
 def nothing_hidden(path: str) -> str | None:
@@ -198,6 +200,7 @@ class ToolContext:
         try:
             return self.session.jobs.kill_all()
         finally:
+            self.session.map_build.close()  # first: it never raises, and stops parsing what nobody will read
             self.session.lsp.close()
             self.session.network.close()
 

@@ -203,7 +203,7 @@ def sandboxed(
         except OSError:
             readable = []
         proxy_socket = proxy_for(ctx, network) if network.mode == "allowlist" else None
-        guard = RepositoryGuard.survey(ctx.workspace.root)
+        guard = RepositoryGuard.survey(ctx.workspace.root, ctx.workspace.held)
         wrapped = bwrap_argv(
             argv,
             bwrap=found.bwrap,
@@ -211,7 +211,10 @@ def sandboxed(
             cwd=cwd,
             network=network.mode == "on",
             readable=readable,
-            hidden=[state_dir(ctx.settings), *map(Path, settings.sandbox_hide)],
+            # The map's shared tags too (repo_map.index_dir may lie outside the state folder): what a command
+            # wrote there would reach other sessions' maps.
+            hidden=[state_dir(ctx.settings), ctx.settings.repo_map.index_folder(state_dir(ctx.settings)),
+                    *map(Path, settings.sandbox_hide)],
             guard=guard,
             proxy_socket=proxy_socket,
         )

@@ -75,6 +75,8 @@ class Workspace:
         self.ledger = ReadLedger()
         # An editor face (`sneakycode acp`): a file's real path -> its text in the editor, or None (textfiles.as_held).
         self.editor_text: Callable[[Path], str | None] | None = None
+        # Real paths protected for the current run only, with why (a goal's check files): see workspace/protected.py.
+        self.held: dict[Path, str] = {}
 
     # ---- paths -------------------------------------------------------------------------------------
 
@@ -138,10 +140,10 @@ class Workspace:
 
     def is_protected(self, real: Path) -> bool:
         """The root itself and anything under .git/ or .sneakycode/ are never changed or deleted by tools."""
-        return protection(self.root, real, "") is not None
+        return protection(self.root, real, "", self.held) is not None
 
     def require_unprotected(self, real: Path, user_path: str) -> None:
-        refusal = protection(self.root, real, user_path)
+        refusal = protection(self.root, real, user_path, self.held)
         if refusal is not None:
             raise refusal
 

@@ -8,6 +8,7 @@ as protected at any depth; reading them stays allowed, and the user edits them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from sneakycode.config.protected_paths import PROTECTED_FILES, PROTECTED_FOLDERS, PROTECTED_WRITE_PATHS, shown_place
@@ -18,12 +19,16 @@ _SNEAKYCODE_HINT = (
 )
 
 
-def protection(root: Path, real: Path, user_path: str) -> ToolError | None:
+def protection(root: Path, real: Path, user_path: str, held: Mapping[Path, str] | None = None) -> ToolError | None:
     """Why `real` (a real path inside `root`) must not be changed, or None when it may be. The places are the
     shell policy's (`PROTECTED_WRITE_PATHS`), matched at any depth (a nested repository's hooks run too) and
-    case-insensitively (for case-insensitive disks)."""
+    case-insensitively (for case-insensitive disks). `held`: real paths protected for one run only, with why
+    (a goal's check files, api/goal.py)."""
     if real == root:
         return ToolError(ErrorCode.PROTECTED_PATH, f"{user_path!r} is the workspace root, which tools never change")
+    if held and real in held:
+        return ToolError(ErrorCode.PROTECTED_PATH, f"{user_path!r} {held[real]}: tools do not change it in this run",
+                         hint="Change the code the check tests, not the check.")
     for part in real.relative_to(root).parts:
         for place in PROTECTED_WRITE_PATHS:
             if part.casefold() == place.casefold():

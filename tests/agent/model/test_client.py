@@ -1,4 +1,6 @@
-"""The OpenAI-compatible client, with the real SDK over real HTTP against the scripted server."""
+"""The OpenAI-compatible client over real HTTP against the scripted server, through both transports: the thin
+client on httpx2 (the default) and the official SDK (`model_client = "openai-sdk"`). Every case runs on each,
+so the two retry, classify and assemble alike."""
 
 from __future__ import annotations
 
@@ -43,15 +45,16 @@ class Harness:
         return any(text in line for line in self.log)
 
 
-@pytest.fixture
-def harness() -> Iterator[Callable[..., Harness]]:
+@pytest.fixture(params=["builtin", "openai-sdk"])
+def harness(request: pytest.FixtureRequest) -> Iterator[Callable[..., Harness]]:
     opened: list[Harness] = []
 
     def start(script: Any, **config: Any) -> Harness:
         server = ScriptedServer(script).start()
         settings = {"provider": "custom", "base_url": server.base_url, "model": "scripted-model",
                     "api_key": "test-key", "key_source": "the environment variable TEST_KEY",
-                    "model_source": "the --model flag", "request_timeout": 5.0, "retry_backoff": 0.0, **config}
+                    "model_source": "the --model flag", "request_timeout": 5.0, "retry_backoff": 0.0,
+                    "client": request.param, **config}
         log: list[str] = []
         model = OpenAIChatModel(ModelConfig(**settings), debug_log=log.append)
         opened.append(Harness(server, model, log))

@@ -1,20 +1,25 @@
-"""Drive the real `sneakycode acp` through the SDK's own client side (`acp.spawn_agent_process`), against the
-scripted model server on 127.0.0.1. `Editor` plays the editor: it records every update and every raw
-JSON-RPC message, and answers permission questions (and, when it offers them, file reads/writes and
-terminals) as a test tells it to."""
+"""Drive the editor face through the SDK's own client side against the scripted model server on 127.0.0.1:
+in process by default (`running_agent`: the agent's connection on one end of a socket pair, the SDK's client on
+the other, both in the test's event loop, so a test pays no process start), or as the real `sneakycode acp`
+process (`spawned_agent`, `acp.spawn_agent_process`) where stdio, lifetime or limits are what is tested.
+`Editor` plays the editor: it records every update and every raw JSON-RPC message, and answers permission
+questions (and, when it offers them, file reads/writes and terminals) as a test tells it to."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import socket
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
-from acp import schema, spawn_agent_process
+from acp import connect_to_agent, schema, spawn_agent_process
+from acp.agent.connection import AgentSideConnection
 from acp.connection import StreamEvent
 
 from sneakycode.testing.server import ScriptedServer
@@ -74,7 +79,7 @@ def agent_env(server: ScriptedServer, **more: str) -> dict[str, str]:
 
 
 @asynccontextmanager
-async def running_agent(editor: Editor, server: ScriptedServer, *args: str,
+async def spawned_agent(editor: Editor, server: ScriptedServer, *args: str,
                         env: dict[str, str] | None = None) -> AsyncIterator[tuple[Any, Any]]:
     """`sneakycode acp ARGS` spawned by the SDK, initialized as a client with `editor`'s capabilities."""
     async with spawn_agent_process(editor, sys.executable, "-m", "sneakycode.faces.cli.main", "acp", *args,
@@ -82,6 +87,52 @@ async def running_agent(editor: Editor, server: ScriptedServer, *args: str,
                                    transport_kwargs={"limit": 50 * 1024 * 1024}) as (conn, process):
         conn._conn.add_observer(editor.observe)
         yield conn, process
+
+
+@contextlib.contextmanager
+def environment(env: dict[str, str]) -> Any:
+    """The process environment as `env` says, for an agent run in process, restored afterwards."""
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@asynccontextmanager
+async def running_agent(editor: Editor, server: ScriptedServer, *args: str,
+                        env: dict[str, str] | None = None) -> AsyncIterator[tuple[Any, Any]]:
+    """The editor face's agent in this process and event loop, speaking the protocol over a socket pair through
+    the same transport `sneakycode acp` uses (faces/acp/wire.py); yields the SDK's client connection and the
+    agent. `--workspace DIR` is the one argument it takes."""
+    from sneakycode.faces.acp.command import STDIO_LIMIT
+    from sneakycode.faces.acp.server import SneakyAgent
+    from sneakycode.faces.acp.wire import StdioWire
+
+    workspace = Path(args[args.index("--workspace") + 1]).resolve() if "--workspace" in args else None
+    ours, theirs = socket.socketpair()
+    with environment(env or agent_env(server)):
+        agent_reader, agent_writer = await asyncio.open_connection(sock=ours, limit=STDIO_LIMIT)
+        client_reader, client_writer = await asyncio.open_connection(sock=theirs, limit=STDIO_LIMIT)
+        agent = SneakyAgent(workspace)
+        agent_side = AgentSideConnection(cast(Any, agent), StdioWire(agent_reader, agent_writer, STDIO_LIMIT),
+                                         listening=False, use_unstable_protocol=True)
+        listening = asyncio.ensure_future(agent_side.listen())
+        conn = connect_to_agent(editor, client_writer, client_reader, use_unstable_protocol=True)
+        conn._conn.add_observer(editor.observe)
+        try:
+            yield conn, agent
+        finally:
+            listening.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await listening
+            await agent.shutdown()
+            for closing in (conn.close(), agent_side.close()):
+                with contextlib.suppress(Exception):
+                    await closing
 
 
 async def initialized(conn: Any, fs: bool = False, terminal: bool = False) -> schema.InitializeResponse:

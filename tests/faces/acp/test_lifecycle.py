@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp import schema, text_block
 
 from sneakycode.testing.server import ScriptedServer
 from tests.extensions.mcp.servers import FIXTURE, alive, pid_in
-from tests.faces.acp.conftest import Editor, agent_env, call, initialized, run, running_agent
+from tests.faces.acp.conftest import Editor, agent_env, call, initialized, run, running_agent, spawned_agent
 
 # The command may run in a sandbox with its own process ids, so it is found by its unusual command line.
 SLEEP = "sleep 118.7531"
@@ -78,6 +79,7 @@ def test_cancel_during_a_long_command_ends_the_turn_as_cancelled_and_kills_the_c
     assert [m["role"] for m in last][-2:] == ["tool", "user"] or [m["role"] for m in last][-1] == "user"
 
 
+@pytest.mark.slow  # the real process: its pipes, its lifetime, its memory
 def test_a_client_that_vanishes_mid_turn_ends_the_session_with_nothing_left_running(
         ws: Path, server: ScriptedServer, tmp_path: Path) -> None:
     server.add_steps([call("run_command", command=LONG)])
@@ -87,7 +89,7 @@ def test_a_client_that_vanishes_mid_turn_ends_the_session_with_nothing_left_runn
                                env=[])
 
     async def go() -> tuple[int, Any]:
-        async with running_agent(editor, server) as (conn, process):
+        async with spawned_agent(editor, server) as (conn, process):
             await initialized(conn)
             new = await conn.new_session(cwd=str(ws), mcp_servers=[fx])
             turn = asyncio.ensure_future(conn.prompt(session_id=new.session_id, prompt=[text_block("wait")]))
@@ -134,7 +136,7 @@ def test_malformed_and_unknown_messages_get_json_rpc_errors_and_the_connection_g
     assert by_id[7]["error"]["code"] == -32600
     assert by_id[8]["error"]["code"] == -32601
     assert by_id[9]["error"]["code"] == -32602
-    assert by_id[10]["error"]["code"] == -32602 and "no session" in json.dumps(by_id[10]["error"])
+    assert by_id[10]["error"]["code"] == -32002 and "no session" in json.dumps(by_id[10]["error"])
     assert by_id[11]["error"]["code"] == -32602 and "absolute" in json.dumps(by_id[11]["error"])
     assert by_id[1]["result"]["protocolVersion"] == 1
     assert by_id[12]["error"]["code"] == -32601  # unstable in the SDK: not offered

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import IO, Any
 
+import pytest
 from acp import text_block
 
 from sneakycode.testing.server import ScriptedServer
@@ -37,6 +38,7 @@ def answer(stdout: IO[bytes]) -> dict[str, Any]:
     return dict(json.loads(stdout.readline()))
 
 
+@pytest.mark.slow  # the real process: its pipes, its lifetime, its memory
 def test_a_line_over_the_limit_on_a_pipe_is_dropped_as_it_arrives_and_answered(server: ScriptedServer) -> None:
     agent = subprocess.Popen([sys.executable, "-m", "sneakycode.faces.cli.main", "acp"], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=agent_env(server))
@@ -65,6 +67,7 @@ def test_a_line_over_the_limit_on_a_pipe_is_dropped_as_it_arrives_and_answered(s
     assert agent.returncode == 0
 
 
+@pytest.mark.slow  # the real process: its pipes, its lifetime, its memory
 def test_a_line_over_the_limit_in_a_file_is_dropped_too(server: ScriptedServer, tmp_path: Path) -> None:
     """Input from a file is read by a thread: it reads ahead only a few chunks, so the file's line is not
     held either (a sparse file: 200 MB of NUL bytes that take no disk)."""
@@ -115,14 +118,15 @@ def test_an_editor_answer_over_the_limit_fails_our_request_at_once_and_the_disk_
     assert "on disk" in told and "XXXX" not in told
 
 
+@pytest.mark.slow  # the real process: its pipes, its lifetime, its memory
 def test_the_editor_protocol_listens_on_no_socket_only_its_pipes(ws: Path, server: ScriptedServer) -> None:
     """Hardening round three, advisory class: `sneakycode acp` opens no local listener (no port, no socket a
     stranger could connect to); the editor that started it is the only one that can speak to it."""
-    from tests.faces.acp.conftest import Editor
+    from tests.faces.acp.conftest import Editor, spawned_agent
     from tests.faces.acp.listeners import listening
 
     async def go() -> list[str]:
-        async with running_agent(Editor(), server) as (conn, process):
+        async with spawned_agent(Editor(), server) as (conn, process):
             await initialized(conn)
             await conn.new_session(cwd=str(ws), mcp_servers=[])
             return listening(process.pid)

@@ -60,17 +60,32 @@ def test_a_saved_session_is_loaded_with_its_history_replayed_and_goes_on(ws: Pat
     assert next(m["content"] for m in sent if m["role"] == "user") == "what is in calc.py?"
 
 
-def test_loading_a_session_that_does_not_exist_is_a_clear_error(ws: Path, server: ScriptedServer) -> None:
-    async def go() -> str:
+def test_an_unknown_session_is_resource_not_found_and_names_no_command_line_flag(
+        ws: Path, server: ScriptedServer) -> None:
+    """Loading, resuming, prompting or closing a session that does not exist answers -32002 Resource not found
+    (the schema's code), in words an editor user can act on: no `--resume` they never typed."""
+    unknown = "20990101-000000-000000-dead"
+
+    async def go() -> list[tuple[int, str]]:
         async with running_agent(Editor(), server) as (conn, _process):
             await initialized(conn)
-            try:
-                await conn.load_session(cwd=str(ws), session_id="20990101-000000-000000-dead", mcp_servers=[])
-            except Exception as exc:
-                return str(exc)
-            return "loaded"
+            answers = []
+            for attempt in (lambda: conn.load_session(cwd=str(ws), session_id=unknown, mcp_servers=[]),
+                            lambda: conn.resume_session(cwd=str(ws), session_id=unknown, mcp_servers=[]),
+                            lambda: conn.prompt(session_id=unknown, prompt=[text_block("hi")]),
+                            lambda: conn.close_session(session_id=unknown)):
+                try:
+                    await attempt()
+                except Exception as exc:
+                    answers.append((getattr(exc, "code", 0), json.dumps(getattr(exc, "data", None))))
+                else:
+                    answers.append((0, "answered"))
+            return answers
 
-    assert "no saved agent session with that id" in run(go)
+    answers = run(go)
+    assert [code for code, _ in answers] == [-32002] * 4, answers
+    assert all(unknown in data and "--resume" not in data for _, data in answers)
+    assert "no saved session" in answers[0][1]
 
 
 def test_modes_plan_refuses_edits_without_asking_and_auto_edit_runs_them(ws: Path, server: ScriptedServer) -> None:

@@ -9,11 +9,11 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from sneakycode.api.history import conversation_markdown
+from sneakycode.api.mentions import expand_mentions, mentioned_paths, path_completions
 from sneakycode.config import PermissionMode
 from sneakycode.faces.terminal.completion import SlashCompleter
-from sneakycode.faces.terminal.export import conversation_markdown
 from sneakycode.faces.terminal.keys import next_mode
-from sneakycode.faces.terminal.mentions import expand_mentions, mentioned_paths
 from sneakycode.faces.terminal.status import StatusFacts, status_text
 from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ToolContext
@@ -33,7 +33,8 @@ def test_shift_tab_cycles_default_auto_edit_plan_and_leaves_yolo_for_default() -
 
 
 def _complete(ws: Path, text: str) -> list[str]:
-    completer = SlashCompleter([("help", "show"), ("review", "Review a file")], ws)
+    completer = SlashCompleter([("help", "show"), ("review", "Review a file")],
+                               lambda typed: path_completions(ws, typed))
     return [c.text for c in completer.get_completions(Document(text), CompleteEvent(completion_requested=True))]
 
 

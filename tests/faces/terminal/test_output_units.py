@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 from rich.console import Console, RenderableType
 
+from sneakycode.api.always import add_allow_rules, always_rules, prefix_rule
 from sneakycode.config import load_settings
 from sneakycode.errors import ConfigError
 from sneakycode.faces.terminal.folding import cut_at_word, fold
 from sneakycode.faces.terminal.markdown_stream import MarkdownStream, split_blocks
 from sneakycode.faces.terminal.previews import edit_preview, numbered_diff, render_rows
 from sneakycode.faces.terminal.render import TerminalSink
-from sneakycode.faces.terminal.rules_saving import add_allow_rules, always_rules, prefix_rule
 from sneakycode.tools.base import ToolContext
+from sneakycode.tools.context import open_tool_context
 
 
 def plain(renderable: RenderableType) -> str:
@@ -127,10 +128,10 @@ def test_the_task_list_is_shown_as_a_checklist_only_when_it_changes() -> None:
 
 
 def test_always_for_a_command_suggests_its_program_prefix(ws: Path) -> None:
-    loaded = load_settings(ws, environ={})
+    ctx = open_tool_context(load_settings(ws, environ={}))
     assert prefix_rule("run_command", "git commit -m 'x'") == "run_command(git commit:*)"
-    assert always_rules("run_command", {"command": "pytest -q tests/"}, loaded, ws) == ["run_command(pytest:*)"]
-    assert always_rules("write_file", {"file_path": "a.py", "content": ""}, loaded, ws) == ["write_file(a.py)"]
+    assert always_rules(ctx, "run_command", {"command": "pytest -q tests/"}) == ["run_command(pytest:*)"]
+    assert always_rules(ctx, "write_file", {"file_path": "a.py", "content": ""}) == ["write_file(a.py)"]
 
 
 def test_saving_a_rule_keeps_the_files_comments(tmp_path: Path) -> None:

@@ -1,10 +1,11 @@
-"""The ChatModel for any OpenAI-compatible endpoint, over the official `openai` SDK.
+"""The ChatModel for any OpenAI-compatible endpoint.
 
-The SDK's own retries are off: this client retries 408/409/429/5xx, dropped connections, timeouts and
-malformed event streams itself, with exponential backoff and jitter, honouring Retry-After, so it can log
-each attempt, stop on cancel and turn the last failure into a ModelError that says what to do. It also
-absorbs what local servers get wrong (see `assembly` and `text_tool_calls`), and is the only module that
-imports the SDK, so `sneakycode --help` and `sneakycode tool` never pay for it.
+This client retries 408/409/429/5xx, dropped connections, timeouts and malformed event streams itself, with
+exponential backoff and jitter, honouring Retry-After, so it can log each attempt, stop on cancel and turn the
+last failure into a ModelError that says what to do (`reports`). It also absorbs what local servers get wrong
+(see `assembly` and `text_tool_calls`). The bytes travel by a `Transport`: the thin client on httpx2 by default,
+the official SDK with `model_client = "openai-sdk"`; both are imported only here, when a client is built, so
+`sneakycode --help` and `sneakycode tool` never pay for them.
 
 Each request runs in a worker thread that hands chunks to the caller through a queue: a blocked socket
 read cannot be interrupted, but the caller can stop waiting for it the moment `cancel` is set.
@@ -12,46 +13,30 @@ read cannot be interrupted, but the caller can stop waiting for it the moment `c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import queue
 import random
-import ssl
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, cast
-from urllib.parse import urlparse
-
-import openai
+from dataclasses import replace
+from typing import Any, Literal
 
 from sneakycode.agent.images import content_text, image_tokens
 from sneakycode.agent.messages import Message, prepare_messages
 from sneakycode.agent.model.assembly import TurnBuilder, estimate_text_tokens
-from sneakycode.agent.model.failures import (
-    MAX_RETRY_AFTER,
-    EmptyStream,
-    Failure,
-    IdleStream,
-    MalformedReply,
-    classify,
-    silence_message,
-)
-from sneakycode.agent.model.providers import (
-    KEY_PROVIDERS,
-    LOOPBACK_HOSTS,
-    ModelConfig,
-    cache_request_fields,
-    output_cap,
-)
+from sneakycode.agent.model.failures import EmptyStream, IdleStream, classify
+from sneakycode.agent.model.providers import ModelConfig, output_cap
 from sneakycode.agent.model.reasoning_policy import ReasoningPolicy, effort_request, reasoning_policy_for
+from sneakycode.agent.model.reports import final_error
+from sneakycode.agent.model.request import ChatRequest, Transport, request_body
 from sneakycode.agent.model.text_tool_calls import held_back_length, parse_text_tool_calls
 from sneakycode.agent.model.truncation import check_prompt_not_truncated
 from sneakycode.agent.protocol import AssistantTurn, ChatModel, Usage
 from sneakycode.errors import ModelError
 
-if TYPE_CHECKING:
-    import httpx2
+__all__ = ["DebugLog", "OpenAIChatModel", "TextCallMode", "build_chat_model", "prepare_messages"]
 
 CANCEL_POLL = 0.05
 MAX_BACKOFF = 30.0
@@ -59,29 +44,15 @@ DebugLog = Callable[[str], None]
 TextCallMode = Literal["auto", "native", "text"]
 
 
-@dataclass
-class _Request:
-    messages: list[Message]
-    tools: list[dict[str, Any]]
-    max_tokens: int
-    on_activity: Callable[[], None] = lambda: None  # told of every chunk: the agent's stall watch counts on it
-    effort: dict[str, Any] = field(default_factory=dict)  # the fields that ask for the reasoning effort
-    on_reasoning: Callable[[str], None] | None = None  # told the reasoning as it arrives (an editor shows it)
+def open_transport(config: ModelConfig) -> Transport:
+    """The transport the `model_client` setting names (ModelConfig.client)."""
+    if config.client == "openai-sdk":
+        from sneakycode.agent.model.sdk_transport import SdkTransport
 
-    def tool_schemas(self) -> dict[str, dict[str, Any]]:
-        """Each offered tool's parameters schema, by name: text calls are checked and typed against them."""
-        return {str(t.get("function", {}).get("name")): t.get("function", {}).get("parameters", {}) for t in self.tools}
+        return SdkTransport(config)
+    from sneakycode.agent.model.http_transport import HttpTransport
 
-
-def _loopback_client(scheme: str) -> httpx2.Client:
-    """The HTTP client for a server on this machine: a proxy from the environment must not swallow its requests.
-
-    Over plain http it gets a TLS context that trusts no one instead of the system's CA bundle: loading the
-    bundle costs some 30 ms of every start and a local server never uses it; a redirect to https then fails
-    instead of going unverified.
-    """
-    verify = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT) if scheme == "http" else True
-    return openai.DefaultHttpx2Client(trust_env=False, verify=verify)
+    return HttpTransport(config)
 
 
 def _show_reasoning(so_far: str, shown: str, on_reasoning: Callable[[str], None]) -> str:
@@ -103,20 +74,18 @@ class OpenAIChatModel:
         self.config = config
         self.tool_calls = tool_calls
         self._seen_native_call = False
-        endpoint = urlparse(config.base_url)
-        self._client = openai.OpenAI(
-            api_key=config.api_key,
-            base_url=config.base_url,
-            timeout=config.request_timeout,
-            max_retries=0,
-            http_client=_loopback_client(endpoint.scheme) if endpoint.hostname in LOOPBACK_HOSTS else None,
-        )
+        self._transport = open_transport(config)
         self._streaming = True
         self._log: DebugLog = debug_log or (lambda _line: None)
         self._told_estimated = False
 
     def close(self) -> None:
-        self._client.close()
+        self._transport.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether `close` let go of the connections (a switched-away model's client must)."""
+        return self._transport.closed
 
     @property
     def reasoning_policy(self) -> ReasoningPolicy:
@@ -148,7 +117,7 @@ class OpenAIChatModel:
         reasoning piece by piece as it arrives, before the answer it precedes."""
         cap = output_cap(self.config) if max_tokens is None else max_tokens
         sent, effort = self._with_effort(prepare_messages(messages, reasoning=self.reasoning_policy.history != "drop"))
-        request = _Request(sent, tools, cap, on_activity or (lambda: None), effort, on_reasoning)
+        request = ChatRequest(sent, tools, cap, on_activity or (lambda: None), effort, on_reasoning)
         turn = AssistantTurn()
         for attempt in (1, 2):
             turn = self._capped(request, on_text, cancel)
@@ -168,7 +137,7 @@ class OpenAIChatModel:
         )
 
     def _capped(
-        self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
+        self, request: ChatRequest, on_text: Callable[[str], None] | None, cancel: threading.Event | None
     ) -> AssistantTurn:
         """A reply cut by the output cap mid tool call is asked for once more with twice the cap; a cut call is
         never returned, and cut text says it was cut."""
@@ -190,7 +159,7 @@ class OpenAIChatModel:
         return turn
 
     def _with_retries(
-        self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
+        self, request: ChatRequest, on_text: Callable[[str], None] | None, cancel: threading.Event | None
     ) -> AssistantTurn:
         retries = stalls = 0
         while True:
@@ -205,7 +174,7 @@ class OpenAIChatModel:
             except Exception as exc:
                 failure = classify(exc)
                 if not failure.retryable or retries >= self.config.max_retries or (failure.silence and stalls):
-                    raise self._final_error(failure, retries) from exc
+                    raise final_error(self.config, failure, retries, self._transport.model_ids) from exc
                 stalls += bool(failure.silence)
                 delay = failure.retry_after
                 if delay is None:
@@ -222,7 +191,7 @@ class OpenAIChatModel:
                     time.sleep(delay)
 
     def _attempt(
-        self, request: _Request, on_text: Callable[[str], None] | None, cancel: threading.Event | None
+        self, request: ChatRequest, on_text: Callable[[str], None] | None, cancel: threading.Event | None
     ) -> AssistantTurn:
         streaming = self._streaming
         events: queue.Queue[tuple[str, Any]] = queue.Queue()
@@ -284,47 +253,24 @@ class OpenAIChatModel:
         return shown
 
     def _fetch(
-        self, request: _Request, streaming: bool, events: queue.Queue[tuple[str, Any]], abandoned: threading.Event
+        self, request: ChatRequest, streaming: bool, events: queue.Queue[tuple[str, Any]], abandoned: threading.Event
     ) -> None:
         """Runs in the worker thread; every outcome, failures included, goes to the caller through `events`."""
-        tools: Any = request.tools if request.tools else openai.omit
-        messages = cast(Any, request.messages)
-        # OpenAI's own API wants the newer name (its reasoning models refuse max_tokens); other servers the old.
-        options: Any = (
-            {"max_completion_tokens": request.max_tokens}
-            if self.config.provider == "openai"
-            else {"max_tokens": request.max_tokens}
-        )
-        extra = {**cache_request_fields(self.config), **request.effort}
-        if extra:  # only for the server kinds that define the fields (through the SDK's extra_body)
-            options["extra_body"] = extra
+        body = request_body(self.config, request, stream=streaming)
         try:
             if streaming:
-                stream = self._client.chat.completions.create(
-                    model=self.config.model,
-                    messages=messages,
-                    tools=tools,
-                    stream=True,
-                    stream_options={"include_usage": True},
-                    **options,
-                )
-                with stream:
-                    for chunk in stream:
+                with contextlib.closing(self._transport.stream(body)) as chunks:  # closing it drops the connection
+                    for chunk in chunks:
                         if abandoned.is_set():
                             return
-                        events.put(("chunk", chunk.to_dict()))
+                        events.put(("chunk", chunk))
             else:
-                completion = self._client.chat.completions.create(
-                    model=self.config.model, messages=messages, tools=tools, **options
-                )
-                if not isinstance(completion, openai.BaseModel):
-                    raise MalformedReply(f"not a chat completion: {str(completion)[:200]!r}")
-                events.put(("completion", completion.to_dict()))
+                events.put(("completion", self._transport.create(body)))
             events.put(("done", None))
         except Exception as exc:  # handed over whole; the caller classifies it
             events.put(("error", exc))
 
-    def _finish(self, builder: TurnBuilder, request: _Request, *, cancelled: bool) -> AssistantTurn:
+    def _finish(self, builder: TurnBuilder, request: ChatRequest, *, cancelled: bool) -> AssistantTurn:
         turn = builder.turn()
         if cancelled:
             turn.tool_calls = []
@@ -346,14 +292,14 @@ class OpenAIChatModel:
             check_prompt_not_truncated(self.config, request.messages, request.tools, turn.usage.prompt_tokens)
         return turn
 
-    def _parses_text(self, request: _Request) -> bool:
+    def _parses_text(self, request: ChatRequest) -> bool:
         """Whether calls written as text count: never without tools or under "native"; under "auto" only
         until the model has called a tool natively, so a quoted call in a native model's prose is not run."""
         if not request.tools or self.tool_calls == "native":
             return False
         return self.tool_calls == "text" or not self._seen_native_call
 
-    def _estimate_usage(self, request: _Request, turn: AssistantTurn) -> Usage:
+    def _estimate_usage(self, request: ChatRequest, turn: AssistantTurn) -> Usage:
         if not self._told_estimated:
             self._log("model: the server reports no token usage; estimating it as characters / 4")
             self._told_estimated = True
@@ -366,49 +312,6 @@ class OpenAIChatModel:
             prompt_tokens=estimate_text_tokens(prompt) + images, completion_tokens=estimate_text_tokens(reply),
             estimated=True,
         )
-
-    def _final_error(self, failure: Failure, retries: int) -> ModelError:
-        config = self.config
-        tries = f" after {retries} retr{'y' if retries == 1 else 'ies'}" if retries else ""
-        local_help = f" Is the server running? {config.help}." if config.local and config.help else ""
-        if failure.kind == "auth":
-            # Only a hosted provider's help is about keys ("get a key at ..."); a local or custom server's says how
-            # to start it or set base_url, which a refused key has nothing to do with.
-            key_help = config.help if config.provider in KEY_PROVIDERS else ""
-            message = (
-                f"{config.provider} at {config.base_url} rejected the API key ({failure.summary}). The key came "
-                f"from {config.key_source}; check that it is right and still active"
-                + (f" ({key_help})." if key_help else ".")
-            )
-        elif failure.kind == "model_not_found":
-            message = self._unknown_model_message(failure)
-        elif failure.kind == "context_length":
-            message = f"the conversation no longer fits {config.model}'s context window ({failure.summary})."
-        elif failure.kind == "bad_request":
-            message = f"{config.base_url} refused the request ({failure.summary})."
-        elif failure.kind == "timeout":
-            message = silence_message(config.base_url, failure, config.request_timeout, tries) + local_help
-        elif failure.kind == "connection":
-            message = f"cannot reach {config.base_url}{tries}: {failure.summary}.{local_help}"
-        else:
-            wait = ""
-            if failure.retry_after is not None and failure.retry_after > MAX_RETRY_AFTER:
-                wait = f" The server asks to wait {failure.retry_after:.0f} s; try again later."
-            message = f"{config.base_url} failed{tries}: {failure.summary}.{wait} Raise max_retries to keep trying."
-        return ModelError(message, kind=failure.kind)
-
-    def _unknown_model_message(self, failure: Failure) -> str:
-        config = self.config
-        head = (
-            f"{config.base_url} does not offer the model {config.model!r} "
-            f"(from {config.model_source}; {failure.summary})."
-        )
-        try:
-            offered = [m.id for m in self._client.models.list()]
-        except openai.APIError as exc:
-            return f"{head} Listing its /models failed too ({exc}); check base_url (it usually ends in /v1)."
-        shown = ", ".join(offered[:40]) + (f", ... ({len(offered)} in all)" if len(offered) > 40 else "")
-        return f"{head} It offers: {shown or '(none)'}. Choose one with --model NAME or model = \"NAME\" in the config."
 
 
 def _mid_call(turn: AssistantTurn) -> bool:

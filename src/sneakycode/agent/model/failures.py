@@ -1,6 +1,9 @@
 """What went wrong with a model request, in the few kinds the client acts on: retry (rate limits, server
 errors, dropped connections, timeouts, malformed or stalled streams, honouring Retry-After), or stop and
-say what to do (a rejected key, an unknown model, a request over the context window)."""
+say what to do (a rejected key, an unknown model, a request over the context window).
+
+The failures are this module's own exceptions, raised by either transport (`http_transport` on httpx2, or
+`sdk_transport` on the openai SDK, which translates the SDK's), so classifying them never imports the SDK."""
 
 from __future__ import annotations
 
@@ -10,8 +13,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
-
-import openai
 
 from sneakycode.errors import ModelErrorKind
 
@@ -43,7 +44,47 @@ class IdleStream(Exception):
     """A stream that started and then sent nothing for `stream_idle_timeout` seconds."""
 
 
-def server_message(exc: openai.APIStatusError) -> str:
+class RequestTimeout(Exception):
+    """No response (or no next chunk) within request_timeout."""
+
+
+class ConnectionFailed(Exception):
+    """The server could not be reached, or the connection broke; `__cause__` is the transport's own error."""
+
+
+class StreamErrorEvent(Exception):
+    """An event in the stream that carried an error instead of a chunk."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class StatusError(Exception):
+    """An HTTP 4xx or 5xx answer. `body` is the `error` object of a JSON answer (or the whole answer)."""
+
+    def __init__(self, status_code: int, body: object, headers: Mapping[str, str]) -> None:
+        super().__init__(f"Error code: {status_code} - {body}")
+        self.status_code, self.body, self.headers = status_code, body, headers
+
+    @property
+    def code(self) -> str | None:
+        code = self.body.get("code") if isinstance(self.body, Mapping) else None
+        return None if code is None else str(code)
+
+
+def status_error(status: int, text: str, headers: Mapping[str, str]) -> StatusError:
+    """The error for an HTTP failure's body, taken apart as the SDK does (the `error` object if there is one)."""
+    try:
+        body: object = json.loads(text)
+    except ValueError:
+        body = text
+    if isinstance(body, Mapping):
+        body = body.get("error", body)
+    return StatusError(status, body, headers)
+
+
+def server_message(exc: StatusError) -> str:
     body = exc.body
     if isinstance(body, Mapping):
         error = body.get("error", body)
@@ -51,7 +92,7 @@ def server_message(exc: openai.APIStatusError) -> str:
             return str(error["message"])
         if isinstance(body.get("message"), str):
             return str(body["message"])
-    return str(body) if body else exc.message
+    return str(body) if body else str(exc)
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
@@ -81,11 +122,15 @@ def silence_message(base_url: str, failure: Failure, request_timeout: float, tri
 
 
 def classify(exc: Exception) -> Failure:
-    if isinstance(exc, openai.APITimeoutError):
+    if type(exc).__module__.partition(".")[0] == "openai":  # the SDK is loaded already when one of its errors is
+        from sneakycode.agent.model.sdk_transport import translate
+
+        exc = translate(exc)
+    if isinstance(exc, RequestTimeout):
         return Failure("timeout", "the request timed out", True, silence="no_response")
-    if isinstance(exc, openai.APIConnectionError):
+    if isinstance(exc, ConnectionFailed):
         return Failure("connection", f"connection failed ({exc.__cause__ or exc})", True)
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, StatusError):
         status, message = exc.status_code, server_message(exc)
         summary = f"HTTP {status}: {message}"
         if status in (401, 403):
@@ -93,7 +138,7 @@ def classify(exc: Exception) -> Failure:
         if status == 404 or exc.code == "model_not_found":
             return Failure("model_not_found", summary, False)
         if status in (408, 409, 429) or status >= 500:
-            after = retry_after_seconds(exc.response.headers)
+            after = retry_after_seconds(exc.headers)
             kind: ModelErrorKind = "rate_limit" if status == 429 else "server"
             return Failure(kind, summary, after is None or after <= MAX_RETRY_AFTER, after)
         if any(code in f"{exc.code} {message}".lower() for code in CONTEXT_CODES):
@@ -103,6 +148,6 @@ def classify(exc: Exception) -> Failure:
         return Failure("timeout", str(exc), True, silence="mid_reply")
     if isinstance(exc, json.JSONDecodeError | MalformedReply):
         return Failure("server", f"malformed reply ({exc})", True)
-    if isinstance(exc, openai.APIError):
+    if isinstance(exc, StreamErrorEvent):
         return Failure("server", f"error event in the stream: {exc.message}", True)
     raise exc

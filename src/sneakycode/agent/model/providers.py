@@ -108,6 +108,8 @@ class ModelConfig:
     """The reasoning_history setting: which replies' reasoning goes back (agent/model/reasoning_policy.py)."""
     reasoning_effort: str | None = None
     """The reasoning_effort setting (low, medium, high), sent the way the model's family takes it."""
+    client: str = "builtin"
+    """The model_client setting: `builtin` (the thin client on httpx2) or `openai-sdk` (agent/model/client.py)."""
 
 
 HOSTED_OUTPUT_CAP = 16_384
@@ -281,4 +283,5 @@ def resolve_model_config(
         supports_images=supports_images_for(model, settings.supports_images),
         reasoning_history=settings.reasoning_history,
         reasoning_effort=settings.reasoning_effort,
+        client=settings.model_client,
     )

@@ -22,11 +22,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from acp.interfaces import Client
 
-from sneakycode.errors import ToolError
-from sneakycode.tools.base import ToolContext
+from sneakycode.api.editor import written_text
+
+if TYPE_CHECKING:
+    from sneakycode.api.session import Session
 
 ASK_SECONDS = 10.0  # a client that does not answer a read or write in time: the disk is used
 
@@ -52,22 +55,14 @@ class EditorFiles:
         self.reads += 1
         return str(answer.content)
 
-    def show_written(self, ctx: ToolContext, user_path: str) -> None:
+    def show_written(self, session: Session, user_path: str) -> None:
         """Hand the editor the file as it is now on disk, after our write. Only UTF-8 files without a BOM are
         handed over (their text is their bytes); the editor reloads any other from the disk itself."""
-        try:
-            opened = ctx.workspace.open_file(user_path)
-            with opened.fh:
-                raw = opened.fh.read(ctx.workspace.max_file_size_bytes + 1)
-        except (ToolError, OSError):
+        written = written_text(session, user_path)
+        if written is None:
             return
-        if len(raw) > ctx.workspace.max_file_size_bytes or raw.startswith(b"\xef\xbb\xbf"):
-            return
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return
-        request = self.client.write_text_file(session_id=self.session_id, path=str(opened.path), content=text)
+        real, text = written
+        request = self.client.write_text_file(session_id=self.session_id, path=str(real), content=text)
         try:
             asyncio.run_coroutine_threadsafe(request, self.loop).result(timeout=ASK_SECONDS)
         except Exception:  # the edit is on disk either way; the editor will see it there

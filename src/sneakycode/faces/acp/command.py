@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Speak the Agent Client Protocol on stdio, for editors (Zed, JetBrains, Neovim, Emacs; "
                           "see docs/editors.md).")
     parser.add_argument("--verbose", action="store_true", help="log protocol problems to stderr, one line each")
+    parser.add_argument("--setup", action="store_true",
+                        help="run the first-run setup (provider, URL, key, model) in this terminal and exit; editors "
+                             "run it for the `sneakycode-setup` auth method")
 
 
 class _OneLine(logging.Formatter):
@@ -51,7 +54,8 @@ async def serve(workspace: Path | None) -> None:
     reader, writer = await protocol_streams()
     wire = StdioWire(reader, writer, STDIO_LIMIT)
     agent = SneakyAgent(workspace)
-    connection = AgentSideConnection(cast(Any, agent), wire, listening=False)  # implements what it offers
+    connection = AgentSideConnection(cast(Any, agent), wire, listening=False,  # implements what it offers
+                                     use_unstable_protocol=True)  # session/close and session/resume
     loop = asyncio.get_running_loop()
     listening = asyncio.ensure_future(connection.listen())
     for signum in (signal.SIGTERM, signal.SIGHUP):
@@ -67,7 +71,25 @@ async def serve(workspace: Path | None) -> None:
             await connection.close()
 
 
+def setup_in_terminal() -> int:
+    """The terminal's first-run setup (faces/terminal/setup_wizard.py), for an editor's terminal-auth method:
+    0 once the choice is saved to the user config (the editor then starts its session again), 1 if cancelled."""
+    import getpass
+
+    from rich.console import Console
+
+    from sneakycode.api.models import user_config_path
+    from sneakycode.faces.terminal.setup_wizard import run_setup
+
+    def ask(question: str, secret: bool) -> str:
+        return getpass.getpass(question) if secret else input(question)
+
+    return 0 if run_setup(Console(), ask, user_config_path()) is not None else 1
+
+
 def run_acp(args: argparse.Namespace) -> int:
+    if getattr(args, "setup", False):
+        return setup_in_terminal()
     _quiet_logging(bool(getattr(args, "verbose", False)))
     workspace = Path(args.workspace).resolve() if getattr(args, "workspace", None) else None
     if workspace is not None and not workspace.is_dir():

@@ -17,16 +17,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from acp import schema
 
-from sneakycode.agent.events import Event
+from sneakycode.api.editor import offered_tool
+from sneakycode.api.timeline import note
+from sneakycode.api.vocabulary import Event
 from sneakycode.faces.acp import updates
-from sneakycode.tools.registry import get_tool
+from sneakycode.faces.acp.replay import diff_note
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
     from sneakycode.api.session import Session
+    from sneakycode.api.vocabulary import Tool
     from sneakycode.faces.acp.client_fs import EditorFiles
-    from sneakycode.tools.base import Tool
 
 T = TypeVar("T")
 ASK_POLL_SECONDS = 0.1
@@ -76,6 +78,9 @@ class LiveSession:
         self._lock = threading.Lock()
         self._working = threading.Lock()  # held by the worker thread while a turn (or /compact) runs
         self.prompting = False
+        self.finish_reason: str | None = None  # of the main agent's latest reply: a refusal, a cut reply
+        self.titled = False  # the editor has been told the session's title
+        self.models: list[str] | None = None  # the models the server lists (the model picker's choices)
         self.files: EditorFiles | None = None  # the editor's files, when the client offers them
 
     @property
@@ -92,9 +97,7 @@ class LiveSession:
         self.loop.call_soon_threadsafe(self._queue.put_nowait, ("update", update, None))
 
     def tool_for(self, name: str) -> Tool | None:
-        session = self.session
-        offered = session.agent.gate.offered if session is not None else None
-        return offered.get(name) if offered is not None else get_tool(name)
+        return offered_tool(self.session, name)
 
     def emit(self, event: Event) -> None:
         session = self.session
@@ -106,7 +109,13 @@ class LiveSession:
         # prefixed with its name (its calls are numbered like the main agent's).
         agent = event.get("agent")
         prefix = f"{agent}/" if agent else ""
-        if event["type"] == "text_delta":
+        if event["type"] == "assistant":
+            if not agent:
+                self.finish_reason = event.get("finish_reason")
+        elif event["type"] == "usage":
+            if not agent:
+                self.post(self._usage(event["prompt_tokens"] + event["completion_tokens"]))
+        elif event["type"] == "text_delta":
             if not agent:
                 self.post(updates.message_text(event["text"]))
         elif event["type"] == "reasoning_delta":  # shown as it arrives, before the answer it precedes
@@ -139,10 +148,19 @@ class LiveSession:
                 self._quiet.add(call_id)
             return
         assert self.session is not None
-        start, diff = updates.tool_call_start(call_id, found, name, raw, self.session.ctx)
+        start, diff = updates.tool_call_start(call_id, found, name, raw, self.session)
+        if diff is not None and not sub:  # kept, so a loaded session shows the same diff (replay.py)
+            note(self.session, "diff", **diff_note(call_id, diff))
         with self._lock:
             self._pending[call_id] = (name, updates.parse_arguments(raw), diff)
         self.post(start)
+
+    def _usage(self, used: int) -> schema.UsageUpdate:
+        """The context meter: the tokens the latest request filled of the window, and the cost so far."""
+        assert self.session is not None
+        usage = self.session.usage()
+        cost = schema.Cost(amount=usage.cost, currency="USD") if usage.cost is not None else None
+        return schema.UsageUpdate(session_update="usage_update", used=used, size=usage.context_window, cost=cost)
 
     def _tool_result(self, call_id: str, success: bool, content: str) -> None:
         if call_id in self._finishing:
@@ -158,7 +176,7 @@ class LiveSession:
             assert found is not None
             for path, folder in found.path_arguments(arguments):
                 if not folder:  # before the result goes out, so the editor shows the edit it reports
-                    self.files.show_written(self.session.ctx, path)
+                    self.files.show_written(self.session, path)
         self.post(updates.tool_call_done(call_id, success, content, diff))
 
     def pending_diff(self, call_id: str) -> schema.FileEditToolCallContent | None:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from acp import schema
 
+from sneakycode.api.always import allow_for_session, always_rules
+from sneakycode.api.vocabulary import PendingCall, Remembered, ToolContext
 from sneakycode.faces.acp import updates
 from sneakycode.faces.acp.live import LiveSession
-from sneakycode.permissions.always import allow_for_session, always_rules
-from sneakycode.permissions.gate import PendingCall, Remembered
-from sneakycode.tools.base import ToolContext
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT_ONCE, REJECT_ALWAYS = "allow_once", "allow_always", "reject_once", "reject_always"
 
@@ -32,15 +31,14 @@ class EditorApprover:
         """Asked only about calls the session has no remembered answer for (api/approvals.py); "always" and
         "never" are answered as Remembered, so the session keeps them."""
         tool_name, arguments = call.name, call.arguments
-        loaded = self.ctx.loaded
-        rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
+        rules = always_rules(self.ctx, tool_name, arguments)
         call_id = f"{call.agent}/{call.id}" if call.agent else call.id  # as live.emit announced it
         diff = self.live.pending_diff(call_id)
         found = self.live.tool_for(tool_name)
         tool_call = schema.ToolCallUpdate(
             tool_call_id=call_id, title=updates.title_of(found, tool_name, arguments), kind=updates.tool_kind(found),
-            status="pending", raw_input={**arguments, "reason": reason},
-            content=[diff] if diff is not None else None,
+            status="pending", raw_input=arguments,  # the tool's inputs only; why it asks goes in _meta
+            content=[diff] if diff is not None else None, field_meta={**updates.tool_meta(tool_name), "reason": reason},
         )
         listed = ", ".join(rules)
         options = [
@@ -58,6 +56,6 @@ class EditorApprover:
         if chosen == ALLOW_ONCE:
             return True
         if chosen == ALLOW_ALWAYS:
-            allow_for_session(loaded, rules)
+            allow_for_session(self.ctx, rules)
             return Remembered(True)
         return Remembered(False) if chosen == REJECT_ALWAYS else False

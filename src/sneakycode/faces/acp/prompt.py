@@ -2,8 +2,8 @@
 resource link, or an embedded resource with the editor's text) attached like `@file` and recorded as read,
 so the model may edit it without reading it again; images scaled as `--image` scales them.
 
-A file is read through the session's gate as a person's call (`run_direct`): deny rules and hidden paths
-refuse it, nothing asks. An embedded resource carries the editor's text, which may be an unsaved buffer:
+A file is read through the session's gate as a person's call (api/editor.py `read_for_user`): deny rules and
+hidden paths refuse it, nothing asks. An embedded resource carries the editor's text, which may be an unsaved buffer:
 the model gets that text, and the read is recorded from the file on disk (the edit gate compares against
 the disk), so an edit against unsaved text fails as stale instead of overwriting the disk blindly.
 """
@@ -14,19 +14,16 @@ import base64
 import binascii
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 from acp import schema
 
-from sneakycode.errors import ToolError
-from sneakycode.permissions.gate import Gate
-from sneakycode.tools.base import ImagePart
-from sneakycode.tools.images import prepare_image
-from sneakycode.tools.registry import all_tools
+from sneakycode.api.editor import image_of, images_taken, read_for_user, workspace_root
+from sneakycode.api.vocabulary import ImagePart, ToolError
 
-# The registry's reading tool, found by its facet: it records the read in the ledger, as `@file` does.
-READ_FILE = next(found.name for found in all_tools() if found.records_read)
+if TYPE_CHECKING:
+    from sneakycode.api.session import Session
 
 
 class PromptProblem(ValueError):
@@ -55,11 +52,12 @@ def file_path(uri: str, root: Path) -> str | None:
         return None
 
 
-def build_request(blocks: list[Any], gate: Gate, supports_images: bool, model: str) -> Request:
+def build_request(blocks: list[Any], session: Session) -> Request:
     request = Request()
     words: list[str] = []
     attachments: list[str] = []
-    root = gate.ctx.workspace.root
+    root = workspace_root(session)
+    supports_images, model = images_taken(session), session.model
     for block in blocks:
         if isinstance(block, schema.TextContentBlock):
             words.append(block.text)
@@ -70,7 +68,7 @@ def build_request(blocks: list[Any], gate: Gate, supports_images: bool, model: s
             if relative is None:
                 words.append(f"[{block.name}]({block.uri})")
                 continue
-            result = gate.run_direct(READ_FILE, {"file_path": relative})
+            result = read_for_user(session, relative)
             if not result.success:
                 request.problems.append(f"{relative}: [{result.code}] {result.error}")
                 continue
@@ -78,7 +76,7 @@ def build_request(blocks: list[Any], gate: Gate, supports_images: bool, model: s
             attachments.append(f"Contents of {relative} (attached by the user, as read_file shows it):\n"
                                f"{result.render()}")
         elif isinstance(block, schema.EmbeddedResourceContentBlock):
-            attachments.append(_embedded(block.resource, gate, root, request))
+            attachments.append(_embedded(block.resource, session, root, request))
         else:  # audio: no model we drive takes it; initialize offers none
             request.problems.append(f"a {getattr(block, 'type', 'content')} block cannot be sent to the model")
     request.text = "\n\n".join(part for part in ["".join(words) if len(words) == 1 else "\n".join(words),
@@ -86,14 +84,14 @@ def build_request(blocks: list[Any], gate: Gate, supports_images: bool, model: s
     return request
 
 
-def _embedded(resource: Any, gate: Gate, root: Path, request: Request) -> str:
+def _embedded(resource: Any, session: Session, root: Path, request: Request) -> str:
     uri = str(resource.uri)
     relative = file_path(uri, root)
     label = relative or uri
     if isinstance(resource, schema.BlobResourceContents):
         return f"{label}: binary content ({resource.mime_type or 'unknown type'}) attached by the user, not shown"
     if relative is not None and (root / relative).is_file():
-        recorded = gate.run_direct(READ_FILE, {"file_path": relative})
+        recorded = read_for_user(session, relative)
         if recorded.success:
             request.attached.append(relative)
         else:
@@ -110,7 +108,6 @@ def _image(block: schema.ImageContentBlock, supports_images: bool, model: str) -
     except (binascii.Error, ValueError):
         raise PromptProblem("an image block's data is not base64") from None
     try:
-        image, _original = prepare_image(raw, "the attached image")
+        return image_of(raw, "the attached image")
     except ToolError as err:
         raise PromptProblem(err.error) from None
-    return image

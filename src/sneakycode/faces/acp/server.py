@@ -1,11 +1,13 @@
-"""The Agent Client Protocol methods, on `api.Session`: initialize, session/new, session/load, session/prompt,
-session/cancel, session/set_mode. Every session is an `api.Session` built from Options (the editor's cwd as
-the workspace, its MCP servers as `mcp_servers`), the same root as the terminal's and `-p`'s."""
+"""The Agent Client Protocol methods, on `api.Session`: initialize, session/new, session/load, session/resume,
+session/list, session/close, session/prompt, session/cancel, session/set_mode, session/set_config_option.
+Every session is an `api.Session` built from Options (the editor's cwd as the workspace, its MCP servers as
+`mcp_servers`), the same root as the terminal's and `-p`'s."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -14,40 +16,39 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError, schema
 from acp.interfaces import Client
 
+from sneakycode.api.editor import read_through, takes_images
+from sneakycode.api.models import SETUP_HELP
 from sneakycode.api.options import Options
-from sneakycode.errors import ConfigError, SneakyError
-from sneakycode.faces.acp import commands, updates
+from sneakycode.api.session import Session
+from sneakycode.api.session_list import saved_session, saved_sessions
+from sneakycode.api.timeline import history_of, note
+from sneakycode.api.vocabulary import ConfigError, SneakyError
+from sneakycode.faces.acp import commands, config_options, modes, updates
 from sneakycode.faces.acp.client_fs import EditorFiles
 from sneakycode.faces.acp.live import LiveSession, in_thread
+from sneakycode.faces.acp.mcp_servers import mcp_servers_of
 from sneakycode.faces.acp.permission import EditorApprover
 from sneakycode.faces.acp.prompt import PromptProblem, build_request
-from sneakycode.faces.acp.turns import FinishWatch, stop_reason
+from sneakycode.faces.acp.replay import Replay, prompt_note
+from sneakycode.faces.acp.turns import stop_reason
 from sneakycode.version import __version__
 
-MODES = {
-    "default": ("Default", "Ask before edits and commands"),
-    "auto-edit": ("Auto-edit", "Edit files without asking; ask before commands"),
-    "plan": ("Plan", "Read and plan only: nothing is edited or run"),
-    "yolo": ("Yolo", "Run everything no deny rule blocks"),
-}
-OFFERED_MODES = ("default", "auto-edit", "plan")  # yolo is listed only while it is the mode in force
 # How long a vanished client's sessions get to end their running turns before they are closed regardless.
 WIND_DOWN_SECONDS = 10.0
+PAGE = 50  # sessions per session/list answer
+SETUP_METHOD = schema.TerminalAuthMethod(
+    type="terminal", id="sneakycode-setup", name="Set up SneakyCode",
+    description="Choose the provider, server URL, API key and model (the first-run setup), in a terminal",
+    args=["--setup"])
 
 
-def mcp_servers_of(servers: list[Any] | None) -> dict[str, dict[str, Any]]:
-    """The editor's MCP servers as `[mcp.servers.NAME]` tables (stdio, streamable HTTP or SSE)."""
-    tables: dict[str, dict[str, Any]] = {}
-    for server in servers or []:
-        if isinstance(server, schema.McpServerStdio):
-            tables[server.name] = {"command": server.command, "args": list(server.args),
-                                   "env": {pair.name: pair.value for pair in server.env}, "transport": "stdio"}
-        elif isinstance(server, (schema.HttpMcpServer, schema.SseMcpServer)):
-            tables[server.name] = {"url": server.url, "transport": server.type,
-                                   "headers": {pair.name: pair.value for pair in server.headers}}
-        else:
-            raise RequestError.invalid_params({"mcpServers": f"{type(server).__name__} servers are not supported"})
-    return tables
+def not_found(what: str, session_id: str) -> RequestError:
+    """The protocol's -32002 Resource not found, naming the session (and nothing an editor user never typed)."""
+    return RequestError(-32002, "Resource not found", {"sessionId": session_id, "message": what})
+
+
+def iso(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).isoformat().replace("+00:00", "Z")
 
 
 class SneakyAgent:
@@ -79,27 +80,27 @@ class SneakyAgent:
         # One protocol version exists (1): a client asking for another is answered with ours, and decides.
         self.client_capabilities = client_capabilities
         with self._answering():
-            images = await in_thread(self._model_takes_images, "sneakycode-acp-init")
+            images = await in_thread(lambda: takes_images(Options(workspace=self.workspace)), "sneakycode-acp-init")
         return schema.InitializeResponse(
             protocol_version=PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(image=images, audio=False, embedded_context=True),
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
+                session_capabilities=schema.SessionCapabilities(
+                    list=schema.SessionListCapabilities(), close=schema.SessionCloseCapabilities(),
+                    resume=schema.SessionResumeCapabilities()),
             ),
             agent_info=schema.Implementation(name="sneakycode", title="SneakyCode", version=__version__),
-            auth_methods=[],
+            auth_methods=[SETUP_METHOD],
         )
 
-    def _model_takes_images(self) -> bool:
-        from sneakycode.agent.model.families import supports_images_for
-        from sneakycode.api.settings import load_options
-
-        try:
-            settings = load_options(Options(workspace=self.workspace)).settings
-        except ConfigError:
-            return False
-        return supports_images_for(settings.model, settings.supports_images)
+    async def authenticate(self, method_id: str, **_: Any) -> schema.AuthenticateResponse:
+        """The setup runs in the editor's terminal (`sneakycode acp --setup`) and saves to the user config,
+        which every session reads as it starts: nothing is left to do here."""
+        if method_id != SETUP_METHOD.id:
+            raise RequestError.invalid_params({"methodId": f"{method_id!r} is not {SETUP_METHOD.id!r}"})
+        return schema.AuthenticateResponse()
 
     # ---- sessions ------------------------------------------------------------------------------
 
@@ -111,24 +112,31 @@ class SneakyAgent:
             raise RequestError.invalid_params({"cwd": f"must be an absolute path, got {cwd!r}"})
         return path
 
-    async def _open(self, cwd: str, mcp_servers: list[Any] | None, resume: str | None) -> LiveSession:
+    def _options(self, cwd: str, mcp_servers: list[Any] | None = None, resume: str | None = None,
+                 more_roots: list[str] | None = None) -> Options:
+        if more_roots:  # not advertised: every guard (paths, sandbox, checkpoints) holds one workspace root
+            raise RequestError.invalid_params({"additionalDirectories": (
+                "SneakyCode works in one workspace folder; open the folder that holds all of "
+                f"{', '.join(more_roots)} (or start it with --workspace DIR) instead")})
+        return Options(workspace=self._workspace(cwd), mcp_servers=mcp_servers_of(mcp_servers), resume=resume,
+                       interactive=True)
+
+    async def _open(self, options: Options) -> LiveSession:
         if self.client is None:
             raise RequestError.internal_error({"details": "no client connection"})
-        options = Options(workspace=self._workspace(cwd), mcp_servers=mcp_servers_of(mcp_servers), resume=resume,
-                          interactive=True)
         live = LiveSession(self.client, asyncio.get_running_loop())
 
         def assemble() -> None:
-            from sneakycode.api.session import Session
-
             session = Session(options, sink=live, approver_for=lambda ctx: EditorApprover(live, ctx))
-            session.agent.model = FinishWatch(session.agent.model)
             live.session_id = session.session_id
             live.session = session
+            live.models = config_options.listed_models(session)
 
         try:
             await in_thread(assemble, "sneakycode-acp-open")
         except ConfigError as exc:
+            if str(exc) == SETUP_HELP:  # no provider yet: the client runs the setup, tries again
+                raise RequestError.auth_required({"message": str(exc), "authMethods": [SETUP_METHOD.id]}) from None
             raise RequestError(-32602, f"The session cannot start: {exc}") from None
         except SneakyError as exc:
             raise RequestError(-32603, f"The session cannot start: {exc}") from None
@@ -136,15 +144,20 @@ class SneakyAgent:
         fs = self.client_capabilities.fs if self.client_capabilities is not None else None
         if fs is not None and fs.read_text_file and fs.write_text_file and live.session is not None:
             live.files = EditorFiles(self.client, live.loop, live.session_id)
-            live.session.ctx.workspace.editor_text = live.files.text_of
+            read_through(live.session, live.files.text_of)
         return live
+
+    def _mode_list(self, live: LiveSession) -> list[schema.SessionMode]:
+        assert live.session is not None
+        return modes.offered(live.session)
 
     def _modes(self, live: LiveSession) -> schema.SessionModeState:
         assert live.session is not None
-        current = str(live.session.agent.mode)
-        shown = [*OFFERED_MODES, *([current] if current not in OFFERED_MODES else [])]
-        return schema.SessionModeState(current_mode_id=current, available_modes=[
-            schema.SessionMode(id=mode, name=MODES[mode][0], description=MODES[mode][1]) for mode in shown])
+        return modes.state(live.session)
+
+    def _config(self, live: LiveSession) -> list[Any]:
+        assert live.session is not None
+        return list(config_options.options_of(live.session, self._mode_list(live), live.models))
 
     def _announce(self, live: LiveSession) -> None:
         """After the response (queued behind it): what assembling the session said, then the commands it
@@ -156,52 +169,131 @@ class SneakyAgent:
         live.post(schema.AvailableCommandsUpdate(session_update="available_commands_update",
                                                  available_commands=listed))
 
-    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any) -> schema.NewSessionResponse:
+    async def new_session(self, cwd: str, mcp_servers: list[Any] | None = None,
+                          additional_directories: list[str] | None = None, **_: Any) -> schema.NewSessionResponse:
         with self._answering():
-            live = await self._open(cwd, mcp_servers, None)
+            live = await self._open(self._options(cwd, mcp_servers, more_roots=additional_directories))
         asyncio.get_running_loop().call_soon(self._announce, live)
-        return schema.NewSessionResponse(session_id=live.session_id, modes=self._modes(live))
+        return schema.NewSessionResponse(session_id=live.session_id, modes=self._modes(live),
+                                         config_options=self._config(live))
+
+    async def _end_open(self, session_id: str) -> bool:
+        """End this connection's session `session_id` (its turn cancelled, its jobs and MCP servers stopped);
+        False when it has none by that id."""
+        live = self.sessions.pop(session_id, None)
+        if live is None:
+            return False
+        live.cancel()
+        await live.stop()
+        if live.session is not None:
+            await in_thread(partial(live.close_after_turn, live.session, WIND_DOWN_SECONDS), "sneakycode-acp-close")
+        return True
+
+    async def _saved(self, cwd: str, session_id: str) -> None:
+        """A -32002 error unless this workspace has a saved session `session_id` (-32602: not an id at all)."""
+        try:
+            found = await in_thread(lambda: saved_session(self._options(cwd), session_id), "sneakycode-acp-find")
+        except ConfigError as exc:
+            raise RequestError.invalid_params({"sessionId": str(exc)}) from None
+        if found is None:
+            raise not_found(f"no saved session {session_id!r} in this workspace", session_id)
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                           additional_directories: list[str] | None = None,
                            **_: Any) -> schema.LoadSessionResponse:
         with self._answering():
-            earlier = self.sessions.pop(session_id, None)
-            if earlier is not None:  # loaded again in this connection: the open one ends first
-                earlier.cancel()
-                await earlier.stop()
-                if earlier.session is not None:
-                    await in_thread(partial(earlier.close_after_turn, earlier.session, WIND_DOWN_SECONDS),
-                                    "sneakycode-acp-close")
-            return await self._load(cwd, session_id, mcp_servers)
-
-    async def _load(self, cwd: str, session_id: str, mcp_servers: list[Any] | None) -> schema.LoadSessionResponse:
-        live = await self._open(cwd, mcp_servers, session_id)
-        assert live.session is not None
-        live.start_pump()  # the client named this session: its history may come before the answer
-        saved = live.session.parts.saved
-        for update in updates.replayed((saved.messages if saved else [])[1:], live.tool_for, live.session.ctx):
-            live.post(update)
-        if saved is not None and saved.tasks:
-            live.post(updates.plan_of(list(saved.tasks)))
-        await live.flush()  # the history is shown before the load is answered, as the protocol asks
+            options = self._options(cwd, mcp_servers, session_id, more_roots=additional_directories)
+            await self._end_open(session_id)  # loaded again in this connection: the open one ends first
+            await self._saved(cwd, session_id)
+            live = await self._open(options)
+            session = live.session
+            assert session is not None
+            live.start_pump()  # the client named this session: its history may come before the answer
+            history = await in_thread(lambda: history_of(session), "sneakycode-acp-history")
+            for update in Replay(live.tool_for, session).of(history.entries):
+                live.post(update)
+            if session.tasks:
+                live.post(updates.plan_of(session.tasks))
+            modes.restore(session, history.mode)
+            await live.flush()  # the history is shown before the load is answered, as the protocol asks
         asyncio.get_running_loop().call_soon(self._announce, live)
-        return schema.LoadSessionResponse(modes=self._modes(live))
+        return schema.LoadSessionResponse(modes=self._modes(live), config_options=self._config(live))
+
+    async def resume_session(self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None,
+                             additional_directories: list[str] | None = None,
+                             **_: Any) -> schema.ResumeSessionResponse:
+        """Reopen a session without replaying it (the editor still shows it): one already open in this
+        connection is answered as it is; a saved one is opened with its conversation and mode."""
+        with self._answering():
+            options = self._options(cwd, mcp_servers, session_id, more_roots=additional_directories)
+            live = self.sessions.get(session_id)
+            if live is None or live.session is None:
+                await self._saved(cwd, session_id)
+                live = await self._open(options)
+                opened = live.session
+                assert opened is not None
+                history = await in_thread(lambda: history_of(opened), "sneakycode-acp-history")
+                modes.restore(opened, history.mode)
+                live.titled = True  # the editor has the thread, title included
+        asyncio.get_running_loop().call_soon(self._announce, live)
+        return schema.ResumeSessionResponse(modes=self._modes(live), config_options=self._config(live))
+
+    async def close_session(self, session_id: str, **_: Any) -> schema.CloseSessionResponse:
+        """The editor released the thread: its turn is cancelled and the session closed (its background jobs
+        killed, its MCP servers stopped). The saved session stays, to be loaded or resumed later."""
+        with self._answering():
+            if not await self._end_open(session_id):
+                raise not_found(f"no session {session_id!r} is open in this connection", session_id)
+        return schema.CloseSessionResponse()
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
+                            **_: Any) -> schema.ListSessionsResponse:
+        """The saved sessions of the workspace (`cwd`, or the one `--workspace` named), the latest first,
+        `PAGE` at a time; the cursor is where the next page starts."""
+        if cwd is None and self.workspace is None:
+            raise RequestError.invalid_params({"cwd": "name the workspace whose sessions to list"})
+        start = int(cursor) if cursor is not None and cursor.isdigit() else 0
+        try:
+            found = await in_thread(lambda: saved_sessions(self._options(cwd or str(self.workspace))),
+                                    "sneakycode-acp-list")
+        except ConfigError as exc:
+            raise RequestError.invalid_params({"cwd": str(exc)}) from None
+        page = found[start:start + PAGE]
+        return schema.ListSessionsResponse(
+            sessions=[schema.SessionInfo(session_id=info.id, cwd=str(info.workspace), title=info.title or None,
+                                         updated_at=iso(info.updated)) for info in page],
+            next_cursor=str(start + PAGE) if start + PAGE < len(found) else None)
 
     def _live(self, session_id: str) -> LiveSession:
         live = self.sessions.get(session_id)
         if live is None or live.session is None:
-            raise RequestError.invalid_params({"sessionId": f"no session {session_id!r} in this connection"})
+            raise not_found(f"no session {session_id!r} is open in this connection", session_id)
         return live
 
     async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> schema.SetSessionModeResponse:
         live = self._live(session_id)
         assert live.session is not None
-        offered = [mode.id for mode in self._modes(live).available_modes]
+        offered = [mode.id for mode in self._mode_list(live)]
         if mode_id not in offered:  # yolo only when it is already in force (--mode or the settings), never asked
             raise RequestError.invalid_params({"modeId": f"{mode_id!r} is not one of {', '.join(offered)}"})
-        live.session.agent.set_mode(mode_id)
+        live.session.set_mode(mode_id)
         live.post(schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=mode_id))
+        live.post(schema.ConfigOptionUpdate(session_update="config_option_update", config_options=self._config(live)))
         return schema.SetSessionModeResponse()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: str | bool,
+                                **_: Any) -> schema.SetSessionConfigOptionResponse:
+        live = self._live(session_id)
+        session = live.session
+        assert session is not None
+        before = str(session.mode)
+        offered = [mode.id for mode in self._mode_list(live)]
+        with self._answering():
+            await in_thread(lambda: config_options.apply(session, config_id, str(value), offered),
+                            "sneakycode-acp-config")
+        if str(session.mode) != before:
+            live.post(schema.CurrentModeUpdate(session_update="current_mode_update", current_mode_id=str(session.mode)))
+        return schema.SetSessionConfigOptionResponse(config_options=self._config(live))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         live = self.sessions.get(session_id)
@@ -212,14 +304,14 @@ class SneakyAgent:
 
     async def prompt(self, session_id: str, prompt: list[Any], **_: Any) -> schema.PromptResponse:
         live = self._live(session_id)
-        session = live.session
-        assert session is not None
         if live.prompting:
             raise RequestError.invalid_request({"sessionId": "a prompt is already running in this session"})
         live.prompting = True
         try:
             with self._answering():
-                return await self._prompt(live, prompt)
+                response = await self._prompt(live, prompt)
+            await self._tell_title(live)
+            return response
         finally:
             live.prompting = False
 
@@ -229,8 +321,7 @@ class SneakyAgent:
         if not live.pumping:  # (a prompt cannot come before the new session's answer, after which it runs)
             live.start_pump()
         try:  # on a worker thread: a file dragged in is read as the editor holds it, which means asking it
-            request = await in_thread(lambda: build_request(blocks, session.agent.gate, session.ctx.supports_images,
-                                                            session.model), "sneakycode-acp-prompt")
+            request = await in_thread(lambda: build_request(blocks, session), "sneakycode-acp-prompt")
         except PromptProblem as exc:
             raise RequestError.invalid_params({"prompt": str(exc)}) from None
         for problem in request.problems:
@@ -242,12 +333,14 @@ class SneakyAgent:
                             "sneakycode-acp-command")
             await live.flush()
             return schema.PromptResponse(stop_reason="end_turn")
-        watch = session.agent.model
-        if isinstance(watch, FinishWatch):
-            watch.last = None
+        live.finish_reason = None
+
+        def turn() -> Any:
+            note(session, "prompt", blocks=prompt_note(blocks))  # a loaded session shows the request as sent
+            return session.run(request.text, request.images)
+
         try:
-            result = await in_thread(lambda: live.working(lambda: session.run(request.text, request.images)),
-                                     "sneakycode-acp-turn")
+            result = await in_thread(lambda: live.working(turn), "sneakycode-acp-turn")
         except ConfigError as exc:  # a /command that does not exist, an image the model cannot take
             await live.flush()
             raise RequestError.invalid_params({"prompt": str(exc)}) from None
@@ -257,8 +350,20 @@ class SneakyAgent:
         if result.status in ("turn_limit", "budget"):
             live.post(updates.message_text(f"\n\n_{result.message}_"))
             await live.flush()
-        return schema.PromptResponse(stop_reason=stop_reason(result, watch.last if isinstance(watch, FinishWatch)
-                                                             else None))
+        return schema.PromptResponse(stop_reason=stop_reason(result, live.finish_reason))
+
+    async def _tell_title(self, live: LiveSession) -> None:
+        """Once the session has a title (the small model names it after the first request), the editor's
+        thread list shows it (`session_info_update`)."""
+        session = live.session
+        if live.titled or session is None:
+            return
+        found = await in_thread(lambda: saved_session(session.options, session.session_id), "sneakycode-acp-title")
+        if found is not None and found.title:
+            live.titled = True
+            live.post(schema.SessionInfoUpdate(session_update="session_info_update", title=found.title,
+                                               updated_at=iso(found.updated)))
+            await live.flush()
 
     # ---- the end -------------------------------------------------------------------------------
 
@@ -277,13 +382,9 @@ class SneakyAgent:
         jobs are killed and its MCP servers stopped."""
         for live in self.sessions.values():
             live.cancel()
-        for live in list(self.sessions.values()):
-            await live.stop()
-            session = live.session
-            if session is None:
-                continue
+        for session_id in list(self.sessions):
             try:
-                await in_thread(partial(live.close_after_turn, session, WIND_DOWN_SECONDS), "sneakycode-acp-close")
+                await self._end_open(session_id)
             except Exception:  # closing the other sessions matters more
                 continue
         self.sessions.clear()

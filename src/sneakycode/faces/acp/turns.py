@@ -1,35 +1,15 @@
 """How a turn ends, in the protocol's words, and what the model's last reply said about why it stopped.
 
 The loop reports how a request ended (`Result.status`, `Result.budget`); a refusal (`content_filter`) or a
-reply cut at its token cap (`length`) is only in the model's finish reason, which `FinishWatch` keeps: it
-wraps the session's model and passes everything through.
+reply cut at its token cap (`length`) is only in the model's finish reason, which each reply's `assistant`
+event carries (live.py keeps the main agent's latest).
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from acp import schema
 
-from sneakycode.agent.protocol import AssistantTurn, ChatModel
 from sneakycode.api.result import Result
-
-
-class FinishWatch:
-    """The session's ChatModel, remembering the finish reason of its latest reply. (Reasoning as it arrives
-    reaches the editor as the loop's `reasoning_delta` events, one path for every face.)"""
-
-    def __init__(self, model: ChatModel) -> None:
-        self.model = model
-        self.last: str | None = None
-
-    def complete(self, messages: Any, tools: Any, **options: Any) -> AssistantTurn:
-        turn = self.model.complete(messages, tools, **options)
-        self.last = turn.finish_reason
-        return turn
-
-    def __getattr__(self, name: str) -> Any:  # close() and whatever else a face asks of the model
-        return getattr(self.model, name)
 
 
 def stop_reason(result: Result, finish: str | None) -> schema.StopReason:

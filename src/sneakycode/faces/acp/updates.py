@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import schema
 from acp.helpers import (
@@ -22,12 +21,13 @@ from acp.helpers import (
     update_agent_message_text,
     update_agent_thought_text,
     update_plan,
-    update_user_message_text,
 )
 
-from sneakycode.errors import ToolError
-from sneakycode.tools.base import Tool, ToolContext
-from sneakycode.tools.registry import validate
+from sneakycode.api.editor import absolute_path, proposed_edit
+from sneakycode.api.vocabulary import Tool
+
+if TYPE_CHECKING:
+    from sneakycode.api.session import Session
 
 # How much of a tool's result the editor is shown (the model sees all of it, up to max_output_bytes).
 SHOWN_RESULT_CHARS = 4_000
@@ -76,14 +76,6 @@ def title_of(found: Tool | None, name: str, arguments: dict[str, Any]) -> str:
     return f"{name} {headline}".strip()
 
 
-def absolute(ctx: ToolContext, path: str) -> str:
-    """A workspace path as the absolute path an editor opens (resolved by the workspace guard when it can)."""
-    try:
-        return str(ctx.workspace.resolve(path))
-    except ToolError:
-        return str((ctx.workspace.root / path).resolve())
-
-
 def first_changed_line(before: str, after: str) -> int:
     """The 1-based line of `after` where the edit starts, so the editor can follow it."""
     matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
@@ -93,19 +85,17 @@ def first_changed_line(before: str, after: str) -> int:
     return 1
 
 
-def diff_of(found: Tool | None, arguments: dict[str, Any], ctx: ToolContext) -> schema.FileEditToolCallContent | None:
+def diff_of(found: Tool | None, arguments: dict[str, Any],
+            session: Session) -> schema.FileEditToolCallContent | None:
     """The edit as a diff block (old and new text), computed by the tool's own `proposed` facet against the file
     as it is now: what saying yes will write. None for other tools or an edit that would fail."""
-    if found is None or found.proposed is None:
+    edit = proposed_edit(session, found, arguments) if found is not None else None
+    if edit is None:
         return None
-    try:
-        edit = found.proposed(validate(found, arguments), ctx)
-    except (ToolError, OSError):
-        return None
-    return tool_diff_content(absolute(ctx, edit.path), edit.after, edit.before)
+    return tool_diff_content(absolute_path(session, edit.path), edit.after, edit.before)
 
 
-def locations_of(found: Tool | None, arguments: dict[str, Any], ctx: ToolContext,
+def locations_of(found: Tool | None, arguments: dict[str, Any], session: Session,
                  diff: schema.FileEditToolCallContent | None) -> list[schema.ToolCallLocation]:
     if found is None:
         return []
@@ -113,21 +103,26 @@ def locations_of(found: Tool | None, arguments: dict[str, Any], ctx: ToolContext
         return [schema.ToolCallLocation(path=diff.path, line=first_changed_line(diff.old_text or "", diff.new_text))]
     start = arguments.get("start_line")
     line = start if isinstance(start, int) and not isinstance(start, bool) else None
-    return [schema.ToolCallLocation(path=absolute(ctx, path), line=line)
+    return [schema.ToolCallLocation(path=absolute_path(session, path), line=line)
             for path, _folder in found.path_arguments(arguments)]
 
 
 def tool_call_start(call_id: str, found: Tool | None, name: str, raw: str,
-                    ctx: ToolContext) -> tuple[schema.ToolCallStart, schema.FileEditToolCallContent | None]:
+                    session: Session) -> tuple[schema.ToolCallStart, schema.FileEditToolCallContent | None]:
     arguments = parse_arguments(raw)
-    diff = diff_of(found, arguments, ctx)
+    diff = diff_of(found, arguments, session)
     start = schema.ToolCallStart(
         session_update="tool_call", tool_call_id=call_id, title=title_of(found, name, arguments),
         kind=tool_kind(found), status="pending", raw_input=arguments,
-        locations=locations_of(found, arguments, ctx, diff) or None,
-        content=[diff] if diff is not None else None,
+        locations=locations_of(found, arguments, session, diff) or None,
+        content=[diff] if diff is not None else None, field_meta=tool_meta(name),
     )
     return start, diff
+
+
+def tool_meta(name: str) -> dict[str, Any]:
+    """The tool's own name, which editors show beside the title (`_meta.toolName`)."""
+    return {"toolName": name}
 
 
 def shown_result(text: str) -> str:
@@ -175,60 +170,3 @@ def message_text(text: str) -> schema.AgentMessageChunk:
 
 def thought_text(text: str) -> schema.AgentThoughtChunk:
     return update_agent_thought_text(text)
-
-
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(part.get("text", "") for part in content
-                         if isinstance(part, dict) and part.get("type") == "text")
-    return ""
-
-
-def replayed(messages: list[dict[str, Any]], tool_for: Any, ctx: ToolContext) -> list[Any]:
-    """A saved conversation as the updates that would have shown it: the user's requests, the replies, each
-    tool call (completed or failed, with what the model was told). The system prompt is not shown."""
-    updates: list[Any] = []
-    finishing: set[str] = set()
-    for message in messages:
-        role = message.get("role")
-        if role == "user" and not message.get("tool_images"):
-            text = _content_text(message.get("content"))
-            if text:
-                updates.append(update_user_message_text(text))
-        elif role == "assistant":
-            text = _content_text(message.get("content"))
-            if text:
-                updates.append(message_text(text))
-            for call in message.get("tool_calls") or []:
-                function = call.get("function", {})
-                name = str(function.get("name", ""))
-                arguments = parse_arguments(str(function.get("arguments", "")))
-                found = tool_for(name)
-                if found is not None and found.ends_run:  # finish: its message was the reply
-                    finishing.add(str(call.get("id", "")))
-                    continue
-                paths = found.path_arguments(arguments) if found is not None else []
-                updates.append(schema.ToolCallStart(
-                    session_update="tool_call", tool_call_id=str(call.get("id", "")),
-                    title=title_of(found, name, arguments), kind=tool_kind(found), status="in_progress",
-                    raw_input=arguments,
-                    locations=[schema.ToolCallLocation(path=absolute(ctx, p)) for p, _ in paths] or None,
-                ))
-        elif role == "tool":
-            text = _content_text(message.get("content"))
-            if str(message.get("tool_call_id", "")) in finishing:
-                updates.append(message_text(text))
-                continue
-            failed = text.startswith("Error [")
-            updates.append(tool_call_done(str(message.get("tool_call_id", "")), not failed, text, None))
-    return updates
-
-
-def path_in(root: Path, path: str) -> bool:
-    try:
-        Path(path).resolve().relative_to(root)
-    except ValueError:
-        return False
-    return True

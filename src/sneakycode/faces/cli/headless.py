@@ -63,7 +63,38 @@ def run_headless(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
+    if options.attempts > 1:
+        return _run_attempts(args, task, options)
     return _run(args, task, options)
+
+
+def _run_attempts(args: argparse.Namespace, task: str, options: Options) -> int:
+    """--attempts N: N worktrees through the batch engine (batch/attempts.py); the chosen change is applied
+    only with --yes. Ctrl-C or SIGTERM cancels every attempt and removes every worktree."""
+    import threading
+
+    from sneakycode.batch.attempts import run_attempts
+
+    if args.input_format == "stream-json" or args.resume or args.continue_session:
+        print("sneakycode: --attempts runs one task in fresh sessions: it takes no --input-format stream-json, "
+              "--resume or --continue", file=sys.stderr)
+        return ExitCode.USAGE
+    stop = threading.Event()
+    try:
+        with cancel_on_sigint(stop.set, sigterm=True):
+            result = run_attempts(options, task, workers=args.workers, executor=args.executor,
+                                  confirm=lambda _found: bool(args.yes), stop=stop)
+    except ConfigError as exc:
+        print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
+        return ExitCode.USAGE
+    sink = HeadlessSink(args.output_format, args.verbose, sys.stdout, sys.stderr)
+    if args.output_format == "text":
+        for row in result.attempts:
+            check = {True: "passed", False: "failed", None: "no check"}[row["check_passed"]]
+            print(f"attempt {row['attempt']}: {row['status']}, check {check}, {row['turns']} turns, "
+                  f"{row['tokens']} tokens, {row['diff_lines']} changed lines", file=sys.stderr)
+    report(args.output_format, sink, result.to_dict(), [])
+    return _exit_code(result)
 
 
 def _read_task(prompt: str, streamed_input: bool) -> str:

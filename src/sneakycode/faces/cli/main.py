@@ -107,6 +107,7 @@ def _agent_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-tokens", type=int, help="stop after this many tokens (prompt + completion)")
     parser.add_argument("--max-cost", type=float, metavar="USD", help="stop once the run has cost this much")
     parser.add_argument("--timeout", type=float, metavar="SECONDS", help="stop after this much wall-clock time")
+    _add_goal(parser)
     parser.add_argument("-c", "--continue", dest="continue_session", action="store_true",
                         help="continue the latest session of this workspace")
     parser.add_argument("-r", "--resume", metavar="ID",
@@ -117,6 +118,25 @@ def _agent_parser() -> argparse.ArgumentParser:
     )
     _add_workspace(parser)
     return parser
+
+
+def _add_goal(parser: argparse.ArgumentParser) -> None:
+    """A goal and its attempts (docs/goals.md)."""
+    parser.add_argument("--until", metavar="CMD",
+                        help="with -p: work until CMD passes (exit code 0), or a budget ends it")
+    parser.add_argument("--until-files", action="append", metavar="PATH",
+                        help="a file of the check the model may not change (repeatable; default: the files CMD names)")
+    parser.add_argument("--check-timeout", type=int, metavar="SECONDS",
+                        help="kill the check after this long (default 300)")
+    parser.add_argument("--attempts", type=int, default=1, metavar="N",
+                        help="with -p: N independent attempts in their own worktrees; the passing one is kept")
+    parser.add_argument("--attempt-rule", choices=("first", "vote"), default="first",
+                        help="without --until: keep the first attempt to finish, or the small model's vote")
+    parser.add_argument("--workers", type=int, default=1, metavar="N", help="with --attempts: attempts at once")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="with --attempts: run them here or on Ray (needs sneakycode[ray])")
+    parser.add_argument("--escalate", choices=("after", "never", "now"), default="after",
+                        help="with --until: when [models] fallback takes over (default: after the main model fails)")
 
 
 def _add_version(parser: argparse.ArgumentParser) -> None:
@@ -281,6 +301,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.prompt, args.task = args.task, None
         if args.prompt is not None and args.task:
             print(f"sneakycode: two tasks: -p {args.prompt!r} and {args.task!r}; give one", file=sys.stderr)
+            return ExitCode.USAGE
+        if args.attempts != 1 and args.prompt is None and args.input_format != "stream-json":
+            # Said rather than ignored: the terminal runs attempts with /attempts N TASK, after it starts.
+            print("sneakycode: --attempts runs a task headless: sneakycode -p TASK --attempts N (in the terminal: "
+                  "/attempts N TASK)", file=sys.stderr)
             return ExitCode.USAGE
         if args.prompt is not None or args.input_format == "stream-json":
             from sneakycode.faces.cli.headless import run_headless

@@ -97,6 +97,12 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
         timeout=getattr(args, "timeout", None),
         output_schema=output_schema,
         reasoning_effort=getattr(args, "reasoning_effort", None),
+        until=getattr(args, "until", None),
+        until_files=getattr(args, "until_files", None),
+        check_timeout=getattr(args, "check_timeout", None),
+        attempts=getattr(args, "attempts", 1),
+        attempt_rule=getattr(args, "attempt_rule", "first"),
+        escalate=getattr(args, "escalate", "after"),
         **more,
     )
 

@@ -3,31 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
-import threading
 from collections.abc import Callable
 from contextlib import nullcontext
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from rich.console import Console
 
-from sneakycode.config import LoadedSettings
-from sneakycode.errors import ConfigError, SneakyError
+from sneakycode.api.trust import trust_requests
+from sneakycode.api.vocabulary import ConfigError, ImagePart, LoadedSettings, SneakyError, ToolContext
 from sneakycode.faces.cli.exit_codes import ExitCode
 from sneakycode.faces.cli.text import markup_safe, plural, printable
-from sneakycode.faces.cli.trust_command import trust_requests
-from sneakycode.tools.base import ImagePart, ToolContext
 from sneakycode.version import __version__
 
 if TYPE_CHECKING:
-    from sneakycode.agent.loop import Agent
-    from sneakycode.agent.protocol import EventSink
     from sneakycode.api.session import Session
+    from sneakycode.api.vocabulary import Approver, EventSink
     from sneakycode.faces.terminal.keys import EscWatcher
-    from sneakycode.permissions.gate import Approver
 
 STATUS_STYLE = {
     "finished": "green", "answered": "", "error": "red", "turn_limit": "yellow", "budget": "yellow",
@@ -46,7 +39,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sneakycode.faces.terminal.network_offer import NetworkOffer
     from sneakycode.faces.terminal.render import TerminalSink
     from sneakycode.faces.terminal.startup_check import StartupCheck
-    from sneakycode.faces.terminal.status import agent_status, status_text
+    from sneakycode.faces.terminal.status import session_status, status_text
 
     console = Console(highlight=False)
     # Created on first use: prompt_toolkit warns "Input is not a terminal" as soon as one exists on a pipe.
@@ -57,13 +50,19 @@ def run_interactive(args: argparse.Namespace) -> int:
             made.append(PromptSession())
         return made[0]
 
-    watcher = EscWatcher(lambda: None)
+    made_run: list[Session] = []  # the session, once made: Esc and a refused question stop its request
+
+    def stop() -> None:
+        if made_run:
+            made_run[0].cancel()
+
+    watcher = EscWatcher(stop)
 
     sink = TerminalSink(console, show_reasoning=args.verbose)
 
     def approver_for(ctx: ToolContext) -> TerminalApprover:
-        watcher.interrupt = ctx.cancel.set
-        return TerminalApprover(console, lambda text: _ask_paused(watcher, text, ctx.cancel), ctx=ctx,
+        # `ctx` is the asking agent's (main or subagent): the approver previews edits and words "always" rules in it.
+        return TerminalApprover(console, lambda text: _ask_paused(watcher, text, stop), ctx=ctx,
                                 read_line=lambda text: _read_paused(watcher, answers(), text), pause=sink.pause)
 
     debug_log = (lambda line: console.print(f"[dim]{markup_safe(line)}[/]")) if args.verbose else None
@@ -72,30 +71,28 @@ def run_interactive(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"sneakycode: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    loaded, config, agent = run.loaded, run.config, run.agent
-    ctx = run.ctx
-    network_offer = NetworkOffer(ctx)
-    sink.attach(ctx)
-    history_file = prompt_history_path(loaded)
+    made_run.append(run)
+    config = run.config
+    network_offer = NetworkOffer(run)
+    sink.attach(run.proposed_edit)
+    history_file = run.prompt_history_path()
     history_file.parent.mkdir(parents=True, exist_ok=True)
     entries = [(name, text) for name, (_, text) in COMMANDS.items()]
-    entries += [entry for entry in run.extensions.slash_entries() if entry[0] not in COMMANDS]
+    entries += [entry for entry in run.commands() if entry[0] not in COMMANDS]
     prompt: PromptSession[str] = PromptSession(
-        history=FileHistory(str(history_file)), completer=SlashCompleter(entries, ctx.workspace.root),
+        history=FileHistory(str(history_file)), completer=SlashCompleter(entries, run.complete_path),
         complete_while_typing=False, multiline=True, prompt_continuation=". ",
-        key_bindings=prompt_bindings(lambda: agent.set_mode(next_mode(agent.mode))),
+        key_bindings=prompt_bindings(lambda: run.set_mode(next_mode(run.mode))),
     )
     model_line = f"{config.model} via {config.provider} ({config.base_url})"
-    slash = SlashContext(agent, loaded, console, model_line, run.extensions,
+    slash = SlashContext(run, console, model_line,
                          invoke=lambda line: _invoke(run, console, line, watcher, sink.finish),
-                         subagents=run.parts.subagents,
-                         mcp=run.parts.mcp, run=run,
                          send=lambda text: _run_request(run, console, text, watcher=watcher, settle=sink.finish),
                          last_result=lambda: sink.last_result)
     console.print(f"[bold]SneakyCode {__version__}[/]  {markup_safe(model_line)}")
     console.print(f"[dim]context window {config.context_window} tokens, from "
                   f"{markup_safe(config.context_window_source)}[/]")
-    console.print(f"workspace {markup_safe(str(ctx.workspace.root))}  session {ctx.session_id}"
+    console.print(f"workspace {markup_safe(str(run.workspace))}  session {run.session_id}"
                   + ("  (resumed)" if run.resumed else ""))
     console.print("[dim]Type a task. /help lists commands; @file attaches a file, !cmd runs one; Esc stops a turn; "
                   "Shift+Tab cycles the mode; Ctrl-D leaves.[/]")
@@ -115,7 +112,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         while True:
             startup.flush()
             try:
-                line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(agent_status(agent, run.model)))
+                line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(session_status(run)))
             except KeyboardInterrupt:
                 if prompt.default_buffer.text.strip() or not armed:
                     armed = not prompt.default_buffer.text.strip()
@@ -134,13 +131,13 @@ def run_interactive(args: argparse.Namespace) -> int:
                         break
                     continue
                 if line.startswith("!"):
-                    shared.append(_user_command(agent, console, line[1:].strip(), watcher))
+                    shared.append(_user_command(run, console, line[1:].strip(), watcher))
                     continue
-                request = _with_mentions(agent, console, line)
+                request = _with_mentions(run, console, line)
                 request, extra = with_resources(run, request)
-                _run_request(run, console, "\n\n".join([*shared, request]), _attach(console, line, ctx) + extra,
+                _run_request(run, console, "\n\n".join([*shared, request]), _attach(console, line, run) + extra,
                              watcher, sink.finish)
-                network_offer.after_request(console, lambda text: _ask_key(text, threading.Event()))
+                network_offer.after_request(console, lambda text: _ask_key(text, lambda: None))
                 shared.clear()
             finally:
                 sink.finish()  # nothing stays live under the next prompt
@@ -148,17 +145,10 @@ def run_interactive(args: argparse.Namespace) -> int:
         killed = run.close("prompt_input_exit")  # leaving (Ctrl-D, /exit, a crash) ends every job
     if killed:
         console.print(f"[dim]Stopped {plural(len(killed), 'running job')}.[/]")
-    undo = ", `sneakycode undo` reverts its changes" if _changed_files(ctx) else ""
-    console.print(f"[dim]Session {ctx.session_id} saved; `sneakycode --resume {ctx.session_id}` continues it"
+    undo = ", `sneakycode undo` reverts its changes" if run.has_undoable_changes() else ""
+    console.print(f"[dim]Session {run.session_id} saved; `sneakycode --resume {run.session_id}` continues it"
                   f"{undo}.[/]")
     return ExitCode.OK
-
-
-def _changed_files(ctx: ToolContext) -> bool:
-    """Whether the session's edits left anything for `sneakycode undo` to revert."""
-    from sneakycode.session.journal import Journal
-
-    return any(not entry.undone for entry in Journal(ctx.session_dir).entries())
 
 
 def _prepare(
@@ -171,10 +161,9 @@ def _prepare(
 ) -> Session:
     """The session (after the trust question); with no provider configured and a terminal attached, the
     first-run setup, then the session it configured. A ConfigError says why no session can start."""
-    from sneakycode.agent.model.providers import SETUP_HELP
+    from sneakycode.api.models import SETUP_HELP, user_config_path
     from sneakycode.api.session import Session
     from sneakycode.api.settings import load_options
-    from sneakycode.config import user_config_path
     from sneakycode.faces.cli.startup import options_from_args, protect_key
     from sneakycode.faces.terminal.setup_wizard import keyring_key, run_setup
 
@@ -201,19 +190,9 @@ def _prepare(
     return Session(options_from_args(args, debug_log=debug_log), sink=sink, approver_for=approver_for)
 
 
-def prompt_history_path(loaded: LoadedSettings) -> Path:
-    """The prompt's history file, one per workspace, so Up brings back what was typed here."""
-    from sneakycode.config import state_dir
-
-    digest = hashlib.sha256(str(loaded.workspace).encode("utf-8")).hexdigest()[:16]
-    return state_dir(loaded.settings) / "prompt-history" / digest
-
-
-def _with_mentions(agent: Agent, console: Console, line: str) -> str:
+def _with_mentions(run: Session, console: Console, line: str) -> str:
     """The request for `line`: its words, then the files and folder listings its `@PATH`s attach."""
-    from sneakycode.faces.terminal.mentions import expand_mentions
-
-    found = expand_mentions(line, agent.gate)
+    found = run.attach_mentions(line)
     for problem in found.problems:
         console.print(f"[yellow]not attached: {markup_safe(problem)}[/]")
     if found.names:
@@ -221,28 +200,26 @@ def _with_mentions(agent: Agent, console: Console, line: str) -> str:
     return found.request(line)
 
 
-def _user_command(agent: Agent, console: Console, command: str, watcher: EscWatcher) -> str:
+def _user_command(run: Session, console: Console, command: str, watcher: EscWatcher) -> str:
     """`!cmd`: the user's command in the workspace, its output shown, and what the next request will carry."""
+    from sneakycode.api.mentions import command_context
     from sneakycode.faces.cli.startup import cancel_on_sigint
-    from sneakycode.faces.terminal.mentions import command_context, run_user_command
 
-    agent.cancel.clear()
-    with cancel_on_sigint(agent.cancel.set), watcher.watching():
-        result = run_user_command(command, agent.ctx)
-    agent.cancel.clear()
+    with cancel_on_sigint(run.cancel), watcher.watching():
+        result = run.run_user_command(command)
     console.print(printable(result.render()), markup=False, highlight=False)
     console.print("[dim](shared with the model in your next message)[/]")
     return command_context(command, result)
 
 
-def _attach(console: Console, line: str, ctx: ToolContext) -> list[ImagePart]:
+def _attach(console: Console, line: str, run: Session) -> list[ImagePart]:
     """The images `@shot.png` or a pasted image path attach to this line, for a model that takes them."""
     from sneakycode.faces.terminal.attachments import find_attachments
 
-    found = find_attachments(line, ctx.workspace.root)
+    found = find_attachments(line, run.workspace)
     for problem in found.problems:
         console.print(f"[yellow]not attached: {markup_safe(problem)}[/]")
-    if found.images and not ctx.supports_images:
+    if found.images and not run.supports_images:
         console.print("[yellow]not attached: this model does not accept images (set supports_images = true if it "
                       "does)[/]")
         return []
@@ -296,10 +273,9 @@ def _run_request(run: Session, console: Console, request: str, images: list[Imag
 
 def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSettings, asked: list[str]) -> bool:
     """The interactive trust prompt: exactly what the repository's files ask for; only `y` trusts them."""
-    from sneakycode.config import record_trust, repository_files, trust_state_dir
+    from sneakycode.api.trust import repository_file_paths, trust_workspace
 
-    assert loaded.base is not None
-    files = " and ".join(str(loaded.base / path) for path, _ in repository_files(loaded.base))
+    files = " and ".join(str(path) for path in repository_file_paths(loaded))
     console.print(f"[bold yellow]{markup_safe(files)}[/] came with this repository and asks for:")
     for line in asked:
         console.print(f"  {markup_safe(line)}")
@@ -311,11 +287,11 @@ def _ask_trust(console: Console, answers: PromptSession[str], loaded: LoadedSett
     if answer not in ("y", "yes"):
         console.print("[dim]Not trusted; `sneakycode trust` applies them later.[/]")
         return False
-    record_trust(loaded.base, trust_state_dir())
+    trust_workspace(loaded)
     return True
 
 
-def _ask_paused(watcher: EscWatcher, text: str, cancel: threading.Event) -> str:
+def _ask_paused(watcher: EscWatcher, text: str, cancel: Callable[[], None]) -> str:
     """An approval key mid-turn: the Esc watcher lets go of the terminal while it is asked."""
     with watcher.paused():
         return _ask_key(text, cancel)
@@ -327,13 +303,13 @@ def _read_paused(watcher: EscWatcher, answers: PromptSession[str], text: str) ->
         return answers.prompt(text)
 
 
-def _ask_key(text: str, cancel: threading.Event) -> str:
+def _ask_key(text: str, cancel: Callable[[], None]) -> str:
     """An approval key; Ctrl-C, Esc or Ctrl-D at the question declines and stops the turn."""
     from sneakycode.faces.terminal.single_key import read_key
 
     try:
         return read_key(text)
     except (KeyboardInterrupt, EOFError):
-        cancel.set()
+        cancel()
         return "n"
 

@@ -1,14 +1,13 @@
 """TerminalApprover: shows what a call will do and asks for one key.
 
 y runs it; n refuses; t refuses and asks for a line the model gets with the refusal ("use pytest -q
-instead"); a ("always") shows the allow rule it stands for (rules_saving.py) and asks where it lives: this
+instead"); a ("always") shows the allow rule it stands for (api/always.py) and asks where it lives: this
 session, the project's config or the user's config. Ctrl-C, Ctrl-D or Esc refuse and stop the turn (the
 caller's `ask` turns them into "n" and sets the cancel flag).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,28 +15,16 @@ from typing import Any
 from rich.console import Console
 from rich.syntax import Syntax
 
-from sneakycode.config import PROJECT_CONFIG, user_config_path
-from sneakycode.errors import ConfigError
+from sneakycode.api.always import PROJECT_CONFIG, Saved, allow_for_session, always_rules, save_always, user_config_path
+from sneakycode.api.previews import call_path, call_preview
+from sneakycode.api.vocabulary import ConfigError, Declined, PendingCall, Remembered, ToolContext
 from sneakycode.faces.cli.text import markup_safe, printable
 from sneakycode.faces.terminal.previews import edit_preview, render_rows
-from sneakycode.faces.terminal.rules_saving import Saved, allow_for_session, always_rules, save_to_project, save_to_user
-from sneakycode.permissions.gate import Declined, PendingCall, Remembered
-from sneakycode.tools.base import Preview, ToolContext
-from sneakycode.tools.registry import get_tool
 
 PREVIEW_LINES = 40
 QUESTION = "[y]es  [n]o  [a]lways...  [t] no, and tell it what to do instead > "
 SAID = {"y": "yes", "n": "no", "t": "no", "a": "always"}
 WHERE = {"s": "this session", "p": "the project", "u": "your user config", "c": "back", "n": "back"}
-
-
-def preview(tool_name: str, arguments: dict[str, Any]) -> Preview:
-    """What the user should see before saying yes, as the tool itself describes it (the command, the
-    diff, the content), else the call's JSON."""
-    found = get_tool(tool_name)
-    if found is None:
-        return Preview(json.dumps(arguments, indent=2, ensure_ascii=False), "json")
-    return found.preview_of(arguments)
 
 
 class TerminalApprover:
@@ -83,9 +70,8 @@ class TerminalApprover:
                 return Remembered(True)
 
     def _show(self, tool_name: str, arguments: dict[str, Any], reason: str) -> None:
-        found = get_tool(tool_name)
-        paths = found.path_arguments(arguments) if found is not None else []
-        what = f"{tool_name} {paths[0][0]}" if paths else tool_name
+        path = call_path(tool_name, arguments)
+        what = f"{tool_name} {path}" if path is not None else tool_name
         self.console.print(f"\n[bold yellow]Allow {markup_safe(what)}?[/]  [dim]{markup_safe(reason)}[/]")
         edit = edit_preview(tool_name, arguments, self.ctx) if self.ctx is not None else None
         if edit is not None and edit.problem is None:
@@ -94,7 +80,7 @@ class TerminalApprover:
             return
         if edit is not None and edit.problem is not None:
             self.console.print(f"[yellow]As it stands this edit would fail: {markup_safe(edit.problem)}[/]")
-        shown = preview(tool_name, arguments)
+        shown = call_preview(tool_name, arguments)
         lines = printable(shown.text).splitlines()
         body = "\n".join(lines[:PREVIEW_LINES])
         if len(lines) > PREVIEW_LINES:
@@ -114,8 +100,7 @@ class TerminalApprover:
         """Show the rule "always" stands for and where it can live; False when the user backs out."""
         if self.ctx is None:
             return True
-        loaded = self.ctx.loaded
-        rules = always_rules(tool_name, arguments, loaded, self.ctx.workspace.root)
+        rules = always_rules(self.ctx, tool_name, arguments)
         user_path = self.user_config or user_config_path()
         listed = ", ".join(rules)
         self.console.print(f"Always allow [bold]{markup_safe(listed)}[/]:")
@@ -128,12 +113,12 @@ class TerminalApprover:
                 return False
             if where in ("s", "p", "u"):
                 break
-        allow_for_session(loaded, rules)
+        allow_for_session(self.ctx, rules)
         if where == "s":
             self.console.print(f"[dim]allowed for this session: {markup_safe(listed)}[/]")
             return True
         try:
-            saved: Saved = save_to_project(loaded, rules) if where == "p" else save_to_user(rules, user_path)
+            saved: Saved = save_always(self.ctx, rules, "project" if where == "p" else "user", user_path)
         except (ConfigError, OSError, ValueError) as exc:  # unreadable, unwritable, or not UTF-8 TOML
             self.console.print(f"[yellow]not saved ({markup_safe(str(exc))}); allowed for this session only[/]")
             return True

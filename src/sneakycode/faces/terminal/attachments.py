@@ -1,7 +1,7 @@
 """Images attached at the prompt: an `@shot.png` token, or a pasted path of an image file (terminals paste
 a dragged file as its path, quoted or with spaces escaped). Only existing PNG, JPEG, GIF and WebP files
 count; every other token stays text. The request text is sent unchanged, so the model sees the names too.
-Every candidate is opened through the one regular-file reader (`tools.images.read_image_file`): a FIFO or
+Every candidate is opened through the one regular-file reader (`api.mentions.image_attachment`): a FIFO or
 `/dev/zero` named `shot.png` is a coded line at once, never a hang or an endless read."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sneakycode.errors import ErrorCode, ToolError
-from sneakycode.tools.base import ImagePart
-from sneakycode.tools.images import IMAGE_SUFFIXES, prepare_image, read_image_file
+from sneakycode.api.mentions import image_attachment
+from sneakycode.api.vocabulary import IMAGE_SUFFIXES, ErrorCode, ImagePart, ToolError
 
 
 @dataclass
@@ -38,10 +37,10 @@ def find_attachments(line: str, workspace: Path) -> Attachments:
         path = Path(candidate).expanduser()
         path = path if path.is_absolute() else workspace / path
         try:
-            raw = read_image_file(path)
-            if raw is None:
+            image = image_attachment(path)
+            if image is None:
                 continue  # not an image: `@notes.md` is a mention, read as text elsewhere
-            found.images.append(prepare_image(raw, str(path))[0])
+            found.images.append(image)
             found.names.append(candidate)
         except ToolError as err:
             if _worth_saying(err.code, candidate):

@@ -3,39 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from sneakycode.agent.loop import Agent
-from sneakycode.agent.subagents import Subagents
-from sneakycode.config import LoadedSettings, PermissionMode
-from sneakycode.extensions.invocation import Extensions
+from sneakycode.api.vocabulary import CheckpointError, ConfigError, PermissionMode
 from sneakycode.faces.cli.text import markup_safe, printable
 from sneakycode.faces.terminal import model_commands, session_commands
 from sneakycode.faces.terminal.status import cache_summary
 
 if TYPE_CHECKING:
     from sneakycode.api.session import Session
-    from sneakycode.extensions.mcp.manager import McpServers
 
 
 @dataclass
 class SlashContext:
-    """`invoke` runs an extension command line; `send` runs one plain request the way a typed task runs;
-    `run` is the session (/model switches its model)."""
+    """`run` is the session: every command calls its verbs. `invoke` runs an extension command line; `send`
+    runs one plain request the way a typed task runs."""
 
-    agent: Agent
-    loaded: LoadedSettings
+    run: Session
     console: Console
     model_line: str
-    extensions: Extensions = field(default_factory=Extensions)
     invoke: Callable[[str], None] | None = None
-    subagents: Subagents | None = None
-    mcp: McpServers | None = None
     last_result: Callable[[], str | None] | None = None  # the last tool result, whole (for /expand)
-    run: Session | None = None
     send: Callable[[str], None] | None = None
 
 
@@ -49,7 +40,7 @@ def _help(sc: SlashContext, _arg: str) -> bool:
     table.add_column(no_wrap=True)
     table.add_column()
     entries = [(name, text) for name, (_, text) in COMMANDS.items()]
-    entries += [(name, text) for name, text in sc.extensions.slash_entries() if name not in COMMANDS]
+    entries += [(name, text) for name, text in sc.run.commands() if name not in COMMANDS]
     for name, text in entries:
         table.add_row(Text.assemble("  ", (f"/{printable(name)}", "bold")), Text(printable(text)))
     sc.console.print(table)
@@ -59,7 +50,7 @@ def _help(sc: SlashContext, _arg: str) -> bool:
 
 
 def _skills(sc: SlashContext, _arg: str) -> bool:
-    skills = sc.extensions.skills.skills
+    skills = sc.run.skills()
     if not skills:
         sc.console.print("No skills. A skill is a folder with a SKILL.md in .sneakycode/skills/ (docs/extending.md).")
     for found in skills:
@@ -73,35 +64,24 @@ def _exit(_sc: SlashContext, _arg: str) -> bool:
 
 
 def _undo(sc: SlashContext, arg: str) -> bool:
-    from sneakycode.session.undo import undo_session
-
     if arg and not arg.isdigit():
         sc.console.print("[red]usage: /undo [N]  (N: how many changes to revert; default all of this session)[/]")
         return True
-    ctx = sc.agent.ctx
-    report = undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=int(arg) if arg else None,
-                          force=False)
+    report = sc.run.undo(int(arg) if arg else None)
     for line in report.lines():
         sc.console.print(markup_safe(line), style=None if report.ok else "red")
     return True
 
 
 def _rewind(sc: SlashContext, arg: str) -> bool:
-    from sneakycode.errors import CheckpointError
-    from sneakycode.session.rewind import rewind_session
-
     if arg and not arg.isdigit():
         sc.console.print("[red]usage: /rewind [TURN]  (files and conversation to before TURN; default: the last)[/]")
         return True
-    ctx, agent = sc.agent.ctx, sc.agent
-    try:
-        report = rewind_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, turn=int(arg) if arg else None,
-                                max_file_size=sc.loaded.settings.max_file_size_bytes)
+    try:  # the session's verb: files and conversation together, as the editor's rewind does
+        report = sc.run.rewind(int(arg) if arg else None)
     except CheckpointError as exc:
         sc.console.print(f"[red]Nothing rewound: {markup_safe(str(exc))}[/]")
         return True
-    if report.conversation is not None:
-        agent.rewound(report.conversation.messages, report.turn - 1)
     for line in report.lines():
         sc.console.print(markup_safe(line), style=None if report.ok else "red")
     return True
@@ -110,22 +90,22 @@ def _rewind(sc: SlashContext, arg: str) -> bool:
 def _permissions(sc: SlashContext, _arg: str) -> bool:
     from sneakycode.faces.cli.permissions_command import rules_report
 
-    sc.console.print(f"mode: {sc.agent.mode}")
-    sc.console.print(markup_safe(rules_report(sc.loaded)))
+    sc.console.print(f"mode: {sc.run.mode}")
+    sc.console.print(markup_safe(rules_report(sc.run.loaded)))
     return True
 
 
 def _mode(sc: SlashContext, arg: str) -> bool:
     if arg not in list(PermissionMode):
-        sc.console.print(f"mode: {sc.agent.mode}  (choose with /mode {' | '.join(PermissionMode)})")
+        sc.console.print(f"mode: {sc.run.mode}  (choose with /mode {' | '.join(PermissionMode)})")
         return True
-    sc.agent.set_mode(arg)
+    sc.run.set_mode(arg)
     sc.console.print(f"mode set to {arg}")
     return True
 
 
 def _tasks(sc: SlashContext, _arg: str) -> bool:
-    tasks = sc.agent.ctx.tasks
+    tasks = sc.run.tasks
     if not tasks:
         sc.console.print("No tasks yet.")
     for task in tasks:
@@ -134,8 +114,7 @@ def _tasks(sc: SlashContext, _arg: str) -> bool:
 
 
 def _agents(sc: SlashContext, _arg: str) -> bool:
-    definitions = sc.subagents.definitions if sc.subagents is not None else {}
-    for definition in definitions.values():
+    for definition in sc.run.subagents():
         tools = "all tools" if definition.tools is None else ", ".join(definition.tools)
         model = f"; model {definition.model}" if definition.model else ""
         sc.console.print(f"  [bold]{markup_safe(definition.name)}[/] ({markup_safe(definition.source)}): "
@@ -145,57 +124,103 @@ def _agents(sc: SlashContext, _arg: str) -> bool:
 
 
 def _clear(sc: SlashContext, _arg: str) -> bool:
-    if sc.run is not None:
-        sc.run.clear()  # the session's verb: the editor's /clear does the same
-    else:
-        sc.agent.clear()
-        sc.agent.start_session("clear")
+    sc.run.clear()  # the session's verb: the editor's /clear does the same (SessionStart hooks run again)
     sc.console.print("Conversation cleared; files must be read again before they are edited.")
+    return True
+
+
+def _goal(sc: SlashContext, arg: str) -> bool:
+    """`/goal CMD`: from the next task on, work until CMD passes (docs/goals.md); `/goal off` drops it."""
+    current = sc.run.options.until
+    if not arg:
+        shown = f"`{markup_safe(current)}`" if current else "none"
+        sc.console.print(f"goal: {shown}  (set with /goal CMD, drop with /goal off)")
+        return True
+    try:
+        sc.run.set_goal(None if arg == "off" else arg)
+    except ConfigError as exc:
+        sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return True
+    if arg == "off":
+        sc.console.print("Goal dropped: tasks end when the model says they are done.")
+    else:
+        sc.console.print(f"Goal set: each task runs until `{markup_safe(arg)}` passes or a budget ends it; the "
+                         "files it names are read-only for the model meanwhile.")
+    return True
+
+
+def _attempts(sc: SlashContext, arg: str) -> bool:
+    """`/attempts N TASK`: N attempts of TASK in their own worktrees (with the /goal check, when one is set);
+    the chosen change is applied only when the person says yes (docs/goals.md)."""
+    from dataclasses import replace
+
+    from sneakycode.batch.attempts import Attempts, run_attempts
+
+    count, _, task = arg.partition(" ")
+    if not count.isdigit() or not task.strip():
+        sc.console.print("usage: /attempts N TASK  (with /goal CMD set first, the passing attempt is kept)")
+        return True
+
+    def confirm(found: Attempts) -> bool:
+        chosen = found.chosen or {}
+        answer = sc.console.input(f"Apply attempt {chosen.get('attempt')}'s change "
+                                  f"({chosen.get('diff_lines')} changed lines) to the workspace? [y/N] ")
+        return answer.strip().lower() in ("y", "yes")
+
+    sc.console.print(f"Running {count} attempt(s) in their own worktrees; Ctrl-C cancels them all.")
+    try:
+        result = run_attempts(replace(sc.run.options, attempts=int(count)), task, confirm=confirm)
+    except ConfigError as exc:
+        sc.console.print(f"[red]{markup_safe(str(exc))}[/]")
+        return True
+    for row in result.attempts:
+        check = {True: "passed", False: "failed", None: "no check"}[row["check_passed"]]
+        sc.console.print(f"  attempt {row['attempt']}: {row['status']}, check {check}, {row['turns']} turns, "
+                         f"{row['tokens']} tokens, {row['diff_lines']} changed lines")
+    sc.console.print(markup_safe(result.message))
     return True
 
 
 def _jobs(sc: SlashContext, arg: str) -> bool:
     """List the session's jobs; `/jobs kill N` ends one (the person at the terminal needs no approval)."""
-    table = sc.agent.ctx.jobs
     action, _, number = arg.partition(" ")
     if action == "kill":
-        found = table.get(int(number)) if number.strip().isdigit() else None
-        if found is None:
+        ended = sc.run.kill_job(int(number)) if number.strip().isdigit() else None
+        if ended is None:
             sc.console.print("[red]usage: /jobs kill N  (N: a job id from /jobs)[/]")
             return True
-        table.kill(found)
-        sc.console.print(f"job {found.id} {found.status}")
+        sc.console.print(f"job {ended['id']} {ended['status']}")
         return True
-    if not table.jobs:
+    jobs = sc.run.jobs()
+    if not jobs:
         sc.console.print("No jobs yet: the model starts one with run_command background=true.")
-    for job in table.jobs.values():
-        info = job.summary()
-        ended = "" if job.running else f" exit {job.exit_code}" if job.signal is None else f" {job.signal}"
-        sc.console.print(f"  [{job.id}] {job.status}{ended}  {info['seconds']} s  {info['output_bytes']} bytes  "
-                         f"{markup_safe(job.command)}")
-        if job.log_path:
-            sc.console.print(f"      [dim]log {markup_safe(str(job.log_path))}[/]")
+    for info in jobs:
+        running = info["status"] == "running"
+        ended_as = "" if running else f" exit {info['exit_code']}" if info["signal"] is None else f" {info['signal']}"
+        sc.console.print(f"  [{info['id']}] {info['status']}{ended_as}  {info['seconds']} s  "
+                         f"{info['output_bytes']} bytes  {markup_safe(str(info['command']))}")
+        if info["log_path"]:
+            sc.console.print(f"      [dim]log {markup_safe(str(info['log_path']))}[/]")
     return True
 
 
 def _stats(sc: SlashContext, _arg: str) -> bool:
-    spent = sc.agent.spending
-    cost = "unknown (no price for this model: see docs/headless.md, pricing)" if spent.price is None else (
-        f"${spent.cost:.4f} ({markup_safe(spent.price.source)})")
+    spent = sc.run.usage()
+    cost = "unknown (no price for this model: see docs/headless.md, pricing)" if spent.cost is None else (
+        f"${spent.cost:.4f} ({markup_safe(spent.price_source or '')})")
     sc.console.print(f"tokens: {spent.prompt_tokens:,} in ({spent.cached_tokens:,} cached), "
                      f"{spent.completion_tokens:,} out")
     sc.console.print(f"prompt cache: {cache_summary(spent.cached_tokens, spent.prompt_tokens, spent.cache_reported)}"
                      + (f"; prefill {spent.prefill_seconds:.1f} s" if spent.prefill_seconds is not None else ""))
     sc.console.print(f"cost: {cost}")
-    sc.console.print(f"jobs: {len(sc.agent.ctx.jobs.running())} running, {len(sc.agent.ctx.jobs.jobs)} started")
+    sc.console.print(f"jobs: {len(spent.running_jobs)} running, {spent.jobs_started} started")
     return True
 
 
 def _mcp(sc: SlashContext, _arg: str) -> bool:
     from sneakycode.faces.cli.mcp_command import servers_report
 
-    rows = sc.mcp.rows() if sc.mcp is not None else []
-    sc.console.print(markup_safe(servers_report(rows)))
+    sc.console.print(markup_safe(servers_report(sc.run.mcp_servers())))
     return True
 
 
@@ -228,6 +253,8 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
     "skills": (_skills, "list the skills the model may load (/NAME runs one directly)"),
     "mcp": (_mcp, "show the MCP servers: status, tool count, where each was configured"),
     "jobs": (_jobs, "list background jobs; /jobs kill N ends one"),
+    "attempts": (_attempts, "N TASK run TASK N times in worktrees, keep the passing attempt (asks to apply)"),
+    "goal": (_goal, "[CMD|off] work on each task until CMD passes (a goal); show or drop it"),
     "stats": (_stats, "tokens and cost of this session"),
     "expand": (_expand, "show the last tool result whole (results are folded to a few lines)"),
     "exit": (_exit, "leave SneakyCode"),
@@ -238,7 +265,7 @@ COMMANDS: dict[str, tuple[Callable[[SlashContext, str], bool], str]] = {
 def run_slash(sc: SlashContext, line: str) -> bool:
     name, _, arg = line[1:].strip().partition(" ")
     found = COMMANDS.get(name)
-    if found is None and sc.invoke is not None and sc.extensions.find(name) is not None:
+    if found is None and sc.invoke is not None and sc.run.has_command(name):
         sc.invoke(line)
         return True
     if found is None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from sneakycode.config import PermissionMode
+from sneakycode.api.vocabulary import PermissionMode
 
 MODE_CYCLE = (PermissionMode.DEFAULT, PermissionMode.AUTO_EDIT, PermissionMode.PLAN)
 ESC = b"\x1b"

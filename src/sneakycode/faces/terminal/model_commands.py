@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sneakycode.errors import ConfigError
+from sneakycode.api.vocabulary import ConfigError
 from sneakycode.faces.cli.text import markup_safe
 
 if TYPE_CHECKING:
@@ -31,12 +31,7 @@ def small_line(run: Session) -> str:
 def model(sc: SlashContext, arg: str) -> bool:
     """`/model`: the model in use and the ones the server lists; `/model NAME` switches to NAME;
     `/model small NAME` switches the small model (compaction summaries, explore)."""
-    from sneakycode.agent.model.providers import list_models
-
     run = sc.run
-    if run is None:
-        sc.console.print(markup_safe(sc.model_line))
-        return True
     role, _, rest = arg.partition(" ")
     if role == "small":
         if not rest.strip():
@@ -52,7 +47,7 @@ def model(sc: SlashContext, arg: str) -> bool:
         sc.console.print(f"small model set to {markup_safe(rest.strip())} (context window {window:,} tokens)")
         return True
     try:
-        offered: list[str] | None = list_models(run.config.base_url, run.config.api_key, LIST_TIMEOUT)
+        offered: list[str] | None = run.offered_models(LIST_TIMEOUT)
     except (OSError, ValueError) as exc:
         offered = None
         problem = f"{run.config.base_url}/models did not answer ({exc})"
@@ -83,20 +78,10 @@ def model(sc: SlashContext, arg: str) -> bool:
 
 def config(sc: SlashContext, arg: str) -> bool:
     """`/config`: every setting that some layer set, with the layer; `/config all` adds the defaults."""
-    from sneakycode.config.sources import flatten
-
-    loaded = sc.loaded
-    values = flatten(loaded.settings.model_dump(mode="json"))
-    switched: dict[str, str] = {}  # what /model changed since the settings were read: the session's, not the file's
-    if sc.run is not None and sc.run.config.model != values.get("model"):
-        values["model"] = switched["model"] = sc.run.config.model
-    shown = 0
-    for key, value in sorted(values.items()):
-        origin = "switched with /model in this session" if key in switched else loaded.origin_of(key)
-        if origin == "default" and arg != "all":
-            continue
-        sc.console.print(f"  {markup_safe(key)} = {markup_safe(repr(value))}  [dim]({markup_safe(origin)})[/]")
-        shown += 1
+    shown = sc.run.settings_report(defaults=arg == "all")
+    for setting in shown:
+        sc.console.print(f"  {markup_safe(setting.key)} = {markup_safe(repr(setting.value))}  "
+                         f"[dim]({markup_safe(setting.origin)})[/]")
     if not shown:
         sc.console.print("Every setting has its default.")
     sc.console.print("[dim]/config all lists the defaults too; docs/config.md describes every key.[/]")

@@ -10,10 +10,9 @@ from typing import Any, Literal
 
 from rich.text import Text
 
-from sneakycode.errors import ToolError
+from sneakycode.api.previews import proposed_edit
+from sneakycode.api.vocabulary import ProposedEdit, ToolContext
 from sneakycode.faces.cli.text import printable
-from sneakycode.tools.base import ProposedEdit, ToolContext
-from sneakycode.tools.registry import get_tool, validate
 
 CONTEXT_LINES = 3
 NEW_FILE_HEAD = 20
@@ -97,15 +96,15 @@ class EditPreview:
 
 def edit_preview(tool_name: str, arguments: dict[str, Any], ctx: ToolContext) -> EditPreview | None:
     """The diff saying yes would write, for a tool that declares `proposed`; None for any other tool."""
-    found = get_tool(tool_name)
-    if found is None or found.proposed is None:
+    return preview_of_edit(tool_name, proposed_edit(tool_name, arguments, ctx))
+
+
+def preview_of_edit(tool_name: str, edit: ProposedEdit | str | None) -> EditPreview | None:
+    """The rows and title of an edit the session proposed (a str: why it would fail as it stands)."""
+    if edit is None:
         return None
-    try:
-        edit = found.proposed(validate(found, arguments), ctx)
-    except ToolError as err:
-        return EditPreview([], tool_name, err.error)
-    except OSError as exc:
-        return EditPreview([], tool_name, str(exc))
+    if isinstance(edit, str):
+        return EditPreview([], tool_name, edit)
     rows = edit_rows(edit)
     if edit.before is None:
         return EditPreview(rows, f"new file {edit.path} ({len(edit.after.splitlines())} lines)")

@@ -9,20 +9,20 @@ from __future__ import annotations
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console, RenderableType
 
-from sneakycode.agent.events import Event, ToolCallEvent, ToolResultEvent
-from sneakycode.errors import ToolError
+from sneakycode.api.previews import call_arguments
+from sneakycode.api.vocabulary import Event, ProposedEdit, ToolCallEvent, ToolResultEvent
 from sneakycode.faces.cli.text import markup_safe, plural
 from sneakycode.faces.terminal.folding import fold
 from sneakycode.faces.terminal.markdown_stream import MarkdownStream
-from sneakycode.faces.terminal.previews import EditPreview, edit_preview, render_rows
+from sneakycode.faces.terminal.previews import EditPreview, preview_of_edit, render_rows
 from sneakycode.faces.terminal.reasoning_stream import ReasoningStream
 from sneakycode.faces.terminal.spinner import LiveArea
-from sneakycode.tools.base import ToolContext
-from sneakycode.tools.registry import parse_arguments
 
 RESULT_PREVIEW_LINES = 6
 STILL_RUNNING_AFTER = 2.0  # seconds before a call without a spinner is said to be running
@@ -62,7 +62,7 @@ class TerminalSink:
     def __init__(self, console: Console, *, show_reasoning: bool = False, animated: bool | None = None) -> None:
         self.console = console
         self.show_reasoning = show_reasoning
-        self.ctx: ToolContext | None = None
+        self.propose: Callable[[str, dict[str, Any]], ProposedEdit | str | None] | None = None
         self.tokens = 0
         self.last_result: str | None = None
         self.live = LiveArea(console, lambda: self.tokens + self._streamed // 4, animated=animated)
@@ -73,9 +73,9 @@ class TerminalSink:
         self._tasks: list[dict[str, str]] | None = None
         self._timers: dict[str, threading.Timer] = {}
 
-    def attach(self, ctx: ToolContext) -> None:
-        """The session's context: edit calls are shown as diffs of its files."""
-        self.ctx = ctx
+    def attach(self, propose: Callable[[str, dict[str, Any]], ProposedEdit | str | None]) -> None:
+        """The session's `proposed_edit`: edit calls are shown as diffs of its files."""
+        self.propose = propose
 
     def pause(self) -> None:
         """Finish the open block and clear the live region: someone is about to be asked something."""
@@ -186,13 +186,12 @@ class TerminalSink:
             self._watch(call_id, f"[dim]  running {markup_safe(pending.line)}[/]")
 
     def _diff(self, event: ToolCallEvent) -> EditPreview | None:
-        if self.ctx is None or "agent" in event:
+        if self.propose is None or "agent" in event:
             return None
-        try:
-            arguments = parse_arguments(event["arguments"])
-        except ToolError:  # a malformed call fails on its own; it simply has no diff to show
+        arguments = call_arguments(event["arguments"])
+        if arguments is None:  # a malformed call fails on its own; it simply has no diff to show
             return None
-        return edit_preview(event["name"], arguments, self.ctx)
+        return preview_of_edit(event["name"], self.propose(event["name"], arguments))
 
     def _result(self, event: ToolResultEvent, who: str = "") -> None:
         self.live.set_status(None)

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING
 
 from rich.syntax import Syntax
 
-from sneakycode.errors import CheckpointError, ConfigError, SneakyError
+from sneakycode.api.vocabulary import CheckpointError, ConfigError, SavedSession, SneakyError
 from sneakycode.faces.cli.text import markup_safe, printable
 
 if TYPE_CHECKING:
     from sneakycode.faces.terminal.commands import SlashContext
-    from sneakycode.session.folders import SessionInfo
 
 INIT_REQUEST = (
     "Write or update AGENTS.md at the root of this repository: the guide a coding agent needs before it works "
@@ -22,19 +21,16 @@ INIT_REQUEST = (
     "in code blocks, no generic advice."
 )
 RECENT_SESSIONS = 10
-DIFF_LIMIT_BYTES = 4 << 20
 
 
 def compact(sc: SlashContext, arg: str) -> bool:
     """`/compact [FOCUS]`: the conversation so far becomes one summary (what FOCUS names kept in detail)."""
-    from sneakycode.agent.compaction_now import compact_now
     from sneakycode.faces.cli.startup import cancel_on_sigint
 
     sc.console.print("[dim]Summarising the conversation...[/]")
-    sc.agent.cancel.clear()
-    try:
-        with cancel_on_sigint(sc.agent.cancel.set):
-            done = compact_now(sc.agent, arg)
+    try:  # the session's verb: the editor's /compact does the same
+        with cancel_on_sigint(sc.run.cancel):
+            done = sc.run.compact(arg)
     except (SneakyError, KeyboardInterrupt) as exc:
         sc.console.print(f"[red]Not compacted: {markup_safe(str(exc) or 'interrupted')}[/]")
         return True
@@ -48,32 +44,22 @@ def compact(sc: SlashContext, arg: str) -> bool:
 def diff(sc: SlashContext, _arg: str) -> bool:
     """`/diff`: everything this session changed, as one diff from its first checkpoint to its latest (commands'
     changes included); without checkpoints, the files its edits touched."""
-    from sneakycode.session.checkpoints import read_records
-    from sneakycode.session.journal import Journal
-    from sneakycode.session.shadow_git import ShadowRepo
-
-    ctx = sc.agent.ctx
-    records = read_records(ctx.session_dir)
-    first = next((record for record in records if record.kind == "before"), None)
-    if first is not None:
-        try:
-            repo = ShadowRepo.find(ctx.session_dir, ctx.workspace.root)
-            text = repo.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", "--stat", "--patch",
-                            first.commit, records[-1].commit, limit=DIFF_LIMIT_BYTES)
-        except CheckpointError as exc:
-            sc.console.print(f"[red]No diff: {markup_safe(str(exc))}[/]")
-            return True
-        if text.strip():
-            sc.console.print(Syntax(printable(text), "diff", word_wrap=True))
+    try:
+        changed = sc.run.diff()
+    except CheckpointError as exc:
+        sc.console.print(f"[red]No diff: {markup_safe(str(exc))}[/]")
+        return True
+    if changed.patch is not None:
+        if changed.patch.strip():
+            sc.console.print(Syntax(printable(changed.patch), "diff", word_wrap=True))
         else:
             sc.console.print("No changes left by this session (changes were undone or rewound).")
         return True
-    paths = list(dict.fromkeys(ctx.workspace.display(entry.path) for entry in Journal(ctx.session_dir).entries()))
-    if not paths:
+    if not changed.paths:
         sc.console.print("No changes in this session yet.")
         return True
     sc.console.print("Changed by this session (checkpoints are off, so no diff; `sneakycode undo` reverts them):")
-    for path in paths:
+    for path in changed.paths:
         sc.console.print(f"  {markup_safe(path)}")
     return True
 
@@ -87,30 +73,15 @@ def init(sc: SlashContext, _arg: str) -> bool:
     return True
 
 
-def recent_sessions(sc: SlashContext) -> list[SessionInfo]:
-    """This workspace's saved sessions other than the current one, newest first."""
-    from sneakycode.config import state_dir
-    from sneakycode.session.folders import list_sessions
-    from sneakycode.session.transcript import TRANSCRIPT
-
-    found = list_sessions(state_dir(sc.loaded.settings), sc.loaded.workspace)
-    current = sc.agent.ctx.session_id
-    saved = [info for info in found if info.id != current and (info.dir / TRANSCRIPT).exists()]
-    return saved[::-1][:RECENT_SESSIONS]
-
-
 def resume(sc: SlashContext, arg: str) -> bool:
     """`/resume`: the recent sessions, numbered; `/resume N` (or an id) continues that conversation here."""
-    from sneakycode.session.transcript import TRANSCRIPT, load_transcript
-
-    sessions = recent_sessions(sc)
+    sessions: list[SavedSession] = sc.run.saved_sessions(RECENT_SESSIONS)
     if not arg:
         if not sessions:
             sc.console.print("No other saved sessions in this workspace.")
             return True
         for number, info in enumerate(sessions, 1):
-            saved = load_transcript(info.dir / TRANSCRIPT)
-            task = " ".join(saved.first_prompt.split())[:70] or "(no request)"
+            task = " ".join(info.first_prompt.split())[:70] or "(no request)"
             started = time.strftime("%Y-%m-%d %H:%M", time.localtime(info.created))
             sc.console.print(f"  [bold]{number}[/]  {started}  {info.id}  {markup_safe(task)}")
         sc.console.print("[dim]/resume N continues session N's conversation here.[/]")
@@ -118,8 +89,6 @@ def resume(sc: SlashContext, arg: str) -> bool:
     chosen = next((info for n, info in enumerate(sessions, 1) if arg in (str(n), info.id)), None)
     if chosen is None:
         sc.console.print(f"[red]No session {markup_safe(arg)}: /resume lists them.[/]")
-        return True
-    if sc.run is None:
         return True
     try:  # the session's verb; files count as unread: what that session read may have changed since
         brought = sc.run.resume(chosen.id)
@@ -133,14 +102,10 @@ def resume(sc: SlashContext, arg: str) -> bool:
 
 def export(sc: SlashContext, arg: str) -> bool:
     """`/export [FILE]`: the conversation as Markdown (default: sneakycode-SESSION.md in the workspace)."""
-    from sneakycode.faces.terminal.export import conversation_markdown
-
-    ctx = sc.agent.ctx
-    target = Path(arg).expanduser() if arg else Path(f"sneakycode-{ctx.session_id}.md")
-    target = target if target.is_absolute() else ctx.workspace.root / target
-    text = conversation_markdown(sc.agent.history, f"SneakyCode session {ctx.session_id}")
+    target = Path(arg).expanduser() if arg else Path(f"sneakycode-{sc.run.session_id}.md")
+    target = target if target.is_absolute() else sc.run.workspace / target
     try:
-        target.write_text(text, encoding="utf-8")
+        target.write_text(sc.run.export_markdown(), encoding="utf-8")
     except OSError as exc:
         sc.console.print(f"[red]Not exported: {markup_safe(str(exc))}[/]")
         return True

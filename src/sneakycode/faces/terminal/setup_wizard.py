@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
-from sneakycode.agent.model.providers import KEY_PRESETS, LOCAL_PRESETS, list_models, probe_local_servers
+from sneakycode.api.models import KEY_PRESETS, LOCAL_PRESETS, list_models, probe_local_servers
 from sneakycode.faces.cli.text import markup_safe
 
 Ask = Callable[[str, bool], str]  # (question, secret) -> answer; raises EOFError/KeyboardInterrupt to cancel

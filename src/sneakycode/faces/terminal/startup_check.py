@@ -16,7 +16,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.application import run_in_terminal
 from rich.console import Console
 
-from sneakycode.agent.model.providers import ModelConfig
+from sneakycode.api.vocabulary import ModelConfig
 from sneakycode.faces.cli.text import markup_safe
 
 

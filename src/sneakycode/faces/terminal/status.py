@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sneakycode.agent.loop import Agent
-    from sneakycode.tools.base import ToolContext
+    from sneakycode.api.session import Session
 
 JOB_COMMAND_CHARS = 40
 
@@ -60,24 +59,18 @@ def _short(tokens: int) -> str:
     return f"{tokens // 1000}k" if tokens >= 1000 else str(tokens)
 
 
-def agent_status(agent: Agent, model: str) -> StatusFacts:
+def session_status(run: Session) -> StatusFacts:
     """The facts of a live session: the context as the loop estimates it (history plus tool schemas)."""
-    from sneakycode.agent.context import estimate_history_tokens
-
-    spent = agent.spending
+    used = run.usage()
     return StatusFacts(
-        model=model,
-        mode=str(agent.mode),
-        context_tokens=estimate_history_tokens(agent.history) + agent.tools_tokens,
-        context_window=agent.context.window,
-        tokens=spent.tokens,
-        cost=spent.cost_usd,
-        jobs=running_jobs(agent.ctx),
-        cached_tokens=spent.cached_tokens if spent.cache_reported else None,
-        prompt_tokens=spent.prompt_tokens,
-        prefill_seconds=spent.prefill_seconds,
+        model=used.model,
+        mode=used.mode,
+        context_tokens=used.context_tokens,
+        context_window=used.context_window,
+        tokens=used.tokens,
+        cost=used.cost,
+        jobs=used.running_jobs,
+        cached_tokens=used.cached_tokens if used.cache_reported else None,
+        prompt_tokens=used.prompt_tokens,
+        prefill_seconds=used.prefill_seconds,
     )
-
-
-def running_jobs(ctx: ToolContext) -> tuple[tuple[int, str], ...]:
-    return tuple((job.id, job.command) for job in ctx.jobs.running())

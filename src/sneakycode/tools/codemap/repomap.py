@@ -54,15 +54,19 @@ def build_map(
     focus: Focus = Focus(),
     under: str = "",
     seconds: float | None = None,
+    index_dir: Path | None = None,
+    refreshed: Refresh | None = None,
 ) -> RepoMap:
     """The map of the source files under `root` (`under`: only those below that relative folder), at most
     `max_tokens` tokens. `hidden` names the deny rule that keeps a path from the read tools (such files are
     neither parsed nor shown); `cache_dir` is the session folder whose log keeps the index between runs;
-    `seconds` bounds the parsing (what is left waits for the next build)."""
-    index = index_for(root, cache_dir)
+    `seconds` bounds the parsing (what is left waits for the next build); `index_dir` holds the tags every
+    session shares (`repo_map.index_dir`). `refreshed`: the report of a refresh just made (a background build's,
+    background.py), so the tree is not walked again."""
+    index = index_for(root, cache_dir, index_dir)
     deadline = time.monotonic() + seconds if seconds is not None else None
     with index.lock:
-        report = index.refresh(hidden, max_file_bytes, deadline)
+        report = refreshed if refreshed is not None else index.refresh(hidden, max_file_bytes, deadline)
         tags = {path: entry.tags for path, entry in index.entries.items()}
         files, names = _focus(focus, tags)
         index.graph.update(tags, report.changed_paths)

@@ -19,7 +19,6 @@ from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.context import checkpoint
 from sneakycode.tools.web.backends import NEEDS_KEY, ShapeError, base_url, build_request, parse_hits
 from sneakycode.tools.web.results import Selection, normalize_domain, render_list, select
-from sneakycode.tools.web.search_client import send
 
 MAX_QUERY_CHARS = 400  # Brave's limit, and far more than a search needs
 MAX_DOMAINS = 10
@@ -73,6 +72,9 @@ def web_search(args: WebSearchArgs, ctx: ToolContext) -> ToolResult:
     cached = hits is not None
     if hits is None:
         checkpoint()
+        # Imported here: the client brings httpx2, which a session that never searches need not wait for.
+        from sneakycode.tools.web.search_client import send
+
         answer = send(build_request(backend, settings, query, requested, domains, key), settings, variable)
         try:
             hits = tuple(parse_hits(backend, answer))

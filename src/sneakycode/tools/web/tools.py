@@ -14,8 +14,6 @@ from pydantic import Field
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.base import Tier, ToolArgs, ToolContext, ToolResult, tool
 from sneakycode.tools.web.cache import Page
-from sneakycode.tools.web.convert import body_to_text
-from sneakycode.tools.web.fetch import Fetcher
 
 STATUS_LINE_ROOM = 400  # bytes kept free of page text for the status line
 ERROR_BODY_CHARS = 600
@@ -67,6 +65,11 @@ def web_fetch(args: WebFetchArgs, ctx: ToolContext) -> ToolResult:
 
 
 def _fetch(url: str, ctx: ToolContext) -> Page:
+    # Imported on the first fetch, not with the tool: every session offers web_fetch, and the converter's lxml
+    # and the fetcher cost each model run some 40 ms of its start (issue 42) though most never fetch a page.
+    from sneakycode.tools.web.convert import body_to_text
+    from sneakycode.tools.web.fetch import Fetcher
+
     response = Fetcher(ctx.settings.tools.web, url_denied=ctx.url_denied).get(url)
     if response.status >= 400:
         text = ""

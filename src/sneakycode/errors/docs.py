@@ -1,88 +1,11 @@
-"""Error codes the model can act on, and the few exceptions SneakyCode raises.
-
-Hierarchy::
-
-    SneakyError                 base of everything we raise on purpose
-    ├── ConfigError             a settings file, variable or flag is wrong (names the source and key)
-    ├── ToolError               a tool cannot do what was asked; becomes a failed ToolResult, never escapes
-    │                           the registry (carries an ErrorCode, the problem, detail and a recovery hint)
-    ├── ModelError              the model endpoint failed for good: bad key, unknown model, retries used up,
-    │                           empty replies (the message says what to do; `kind` classifies it)
-    └── CheckpointError         a workspace snapshot or a rewind could not be done (git missing, failing or
-                                too slow); the loop turns checkpoints off with a notice, rewind reports it
-
-The agent loop's own endings (finish, cancel, turn limit) are statuses of its RunResult, not exceptions.
-
-Every ErrorCode has one entry in ERROR_DOCS: what it means and the hint the model is given by default.
-`docs/errors.md` is generated from ERROR_DOCS (``python -m sneakycode.docs``) and a test keeps the
-two identical.
-"""
+"""ERROR_DOCS: for every ErrorCode, what it means and the hint the model is given by default.
+`docs/errors.md` is generated from it (``python -m sneakycode.docs``)."""
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Any, Literal, NamedTuple
+from typing import NamedTuple
 
-
-class ErrorCode(StrEnum):
-    """Stable identifiers of tool failures; the model and scripts may rely on them."""
-
-    INVALID_ARGUMENTS = "invalid_arguments"
-    UNKNOWN_TOOL = "unknown_tool"
-    INVALID_PATH = "invalid_path"
-    OUTSIDE_WORKSPACE = "outside_workspace"
-    SYMLINK_ESCAPE = "symlink_escape"
-    PATH_CHANGED = "path_changed"
-    NOT_FOUND = "not_found"
-    IS_DIRECTORY = "is_directory"
-    NOT_A_DIRECTORY = "not_a_directory"
-    NOT_REGULAR_FILE = "not_regular_file"
-    PROTECTED_PATH = "protected_path"
-    READ_ONLY_FILE = "read_only_file"
-    BINARY_FILE = "binary_file"
-    FILE_TOO_LARGE = "file_too_large"
-    INVALID_RANGE = "invalid_range"
-    NOT_READ = "not_read"
-    STALE_READ = "stale_read"
-    IO_ERROR = "io_error"
-    NO_MATCH = "no_match"
-    MULTIPLE_MATCHES = "multiple_matches"
-    NO_CHANGE = "no_change"
-    INVALID_PATCH = "invalid_patch"
-    PATCH_FAILED = "patch_failed"
-    INVALID_PATTERN = "invalid_pattern"
-    NONZERO_EXIT = "nonzero_exit"
-    TIMED_OUT = "timed_out"
-    KILLED_BY_SIGNAL = "killed_by_signal"
-    SANDBOX_UNAVAILABLE = "sandbox_unavailable"
-    JOB_LIMIT = "job_limit"
-    NO_SUCH_JOB = "no_such_job"
-    PATTERN_NOT_SEEN = "pattern_not_seen"
-    PERMISSION_DENIED = "permission_denied"
-    REJECTED_BY_USER = "rejected_by_user"
-    BLOCKED_BY_HOOK = "blocked_by_hook"
-    SUBAGENT_FAILED = "subagent_failed"
-    CANCELLED = "cancelled"
-    INTERNAL_ERROR = "internal_error"
-    INVALID_TOOL_CALL = "invalid_tool_call"
-    MCP_ERROR = "mcp_error"
-    HTTP_ERROR = "http_error"
-    FETCH_FAILED = "fetch_failed"
-    UNSUPPORTED_CONTENT = "unsupported_content"
-    BLOCKED_ADDRESS = "blocked_address"
-    NETWORK_DENIED = "network_denied"
-    INVALID_INPUT = "invalid_input"
-    OUTPUT_SCHEMA_MISMATCH = "output_schema_mismatch"
-    OUTPUT_SCHEMA_INVALID = "output_schema_invalid"
-    SEARCH_NOT_CONFIGURED = "search_not_configured"
-    SEARCH_UNAVAILABLE = "search_unavailable"
-    SEARCH_RATE_LIMITED = "search_rate_limited"
-    SEARCH_UNAUTHORIZED = "search_unauthorized"
-    SEARCH_BAD_RESPONSE = "search_bad_response"
-    NO_LANGUAGE_SERVER = "no_language_server"
-    LANGUAGE_SERVER_FAILED = "language_server_failed"
-    LANGUAGE_SERVER_TIMEOUT = "language_server_timeout"
-    SYMBOL_NOT_ON_LINE = "symbol_not_on_line"
+from sneakycode.errors.codes import ErrorCode
 
 
 class ErrorDoc(NamedTuple):
@@ -352,63 +275,3 @@ ERROR_DOCS: dict[ErrorCode, ErrorDoc] = {
         "Give the line where the name is written (read_file shows line numbers), or a column on it.",
     ),
 }
-
-
-class SneakyError(Exception):
-    """Base of the exceptions SneakyCode raises on purpose."""
-
-
-class ConfigError(SneakyError):
-    """A configuration source is wrong; the message names the file or variable, the key and what was expected."""
-
-
-class ToolError(SneakyError):
-    """Raised inside a tool; the registry turns it into a failed ToolResult with the same fields."""
-
-    def __init__(
-        self,
-        code: ErrorCode,
-        error: str,
-        *,
-        detail: str = "",
-        hint: str | None = None,
-        data: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(f"[{code}] {error}")
-        self.code = code
-        self.error = error
-        self.detail = detail
-        self.hint = hint if hint is not None else ERROR_DOCS[code].hint
-        self.data = data or {}
-
-
-ModelErrorKind = Literal[
-    "auth",  # the server rejected the API key (401/403)
-    "model_not_found",  # the server does not offer the model (404)
-    "rate_limit",  # 429, retries used up or Retry-After too long
-    "server",  # 5xx, 408/409, a malformed reply or an error event in the stream, retries used up
-    "connection",  # the server could not be reached, retries used up
-    "timeout",  # no response within request_timeout, or a stream that stalled, retries used up
-    "context_length",  # the server says the request is over the model's context window
-    "bad_request",  # any other 4xx
-    "empty_reply",  # no text and no tool calls, twice
-    "output_truncated",  # cut at the output cap inside a tool call, even with twice the cap
-    "context_truncated",  # the server silently read far fewer prompt tokens than were sent
-    "context_overflow",  # the request does not fit the window even after compaction (never sent)
-    "repetition",  # the run's, not a request's: the model kept repeating a call, text or reasoning after a note
-]
-"""What went wrong with a model request: the one list every producer and consumer of ModelError uses."""
-
-
-class ModelError(SneakyError):
-    """The model request failed after the client's own recovery (retries, fallbacks) ran out; `kind` says how
-    (one of ModelErrorKind)."""
-
-    def __init__(self, message: str, *, kind: ModelErrorKind) -> None:
-        super().__init__(message)
-        self.message = message
-        self.kind = kind
-
-
-class CheckpointError(SneakyError):
-    """A workspace snapshot or a rewind could not be done; the message says what git or the disk said."""
