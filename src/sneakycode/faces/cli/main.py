@@ -117,6 +117,8 @@ def _agent_parser() -> argparse.ArgumentParser:
         "--trust-project", action="store_true", help="apply .sneakycode/config.toml in full for this run"
     )
     _add_workspace(parser)
+    parser.add_argument("--add-dir", metavar="DIR", action="append", default=[], dest="add_dirs",
+                        help="another folder the tools may read and edit, like the workspace (repeatable)")
     return parser
 
 

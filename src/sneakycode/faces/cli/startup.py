@@ -82,6 +82,7 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
         raise ConfigError("--output-schema applies to a headless run: give the task with -p")
     return Options(
         workspace=workspace,
+        add_dirs=tuple(getattr(args, "add_dirs", ())),
         provider=args.provider,
         model=args.model,
         base_url=args.base_url,
