@@ -151,3 +151,23 @@ def test_the_state_folder_cannot_be_added(server: ScriptedServer, ws: Path, tmp_
         added.mkdir(exist_ok=True)
         with pytest.raises(sneakycode.ConfigError, match="SneakyCode's own folder"):
             sneakycode.Session(options(server, ws, [str(added)], state_dir=state))
+
+
+def test_search_tools_address_an_added_folder_and_its_deny_rules_hide_files_there(
+        server: ScriptedServer, ws: Path, other: Path) -> None:
+    """Hardening round three, class multi-root containment: grep_files, find_files and list_dir search an added
+    folder when given its path (absolute paths in the answer, reached from that folder's descriptor), and a
+    deny rule on reading (`read_file(secrets/**)`) keeps its files out of the results there too."""
+    (other / "secrets").mkdir()
+    (other / "secrets" / "token.py").write_text("twice = 'hunter2'\n")
+    server.add_steps([call("grep_files", pattern="twice", path=str(other)),
+                      call("find_files", pattern="*.py", path=str(other)),
+                      call("list_dir", directory_path=str(other)),
+                      finish("Searched.")])
+    result = sneakycode.run("find twice", options(server, ws, [other],
+                                                  settings={"permissions.deny": ["read_file(secrets/**)"]}))
+    assert result.status == "finished"
+    grep, find, listing = tool_messages(server.chat_requests[-1])
+    assert f"{other.resolve()}/util.py:1:def twice(x):" in grep and "hunter2" not in grep
+    assert f"{other.resolve()}/util.py" in find and "token.py" not in find
+    assert "util.py" in listing
