@@ -171,3 +171,17 @@ def test_search_tools_address_an_added_folder_and_its_deny_rules_hide_files_ther
     assert f"{other.resolve()}/util.py:1:def twice(x):" in grep and "hunter2" not in grep
     assert f"{other.resolve()}/util.py" in find and "token.py" not in find
     assert "util.py" in listing
+
+
+def test_undo_reverts_an_edit_in_an_added_folder(server: ScriptedServer, ws: Path, other: Path) -> None:
+    """The undo journal is path-based: an edit in an added folder is reverted like one in the workspace
+    (checkpoints and rewind cover the workspace only, docs/sdk.md)."""
+    target = str(other / "util.py")
+    server.add_steps([call("read_file", file_path=target),
+                      call("write_file", file_path=target, content="gone\n"), finish("Done.")])
+    with sneakycode.Session(options(server, ws, [other], mode="yolo")) as session:
+        assert session.run("replace it").status == "finished"
+        assert (other / "util.py").read_text() == "gone\n"
+        report = session.undo()
+    assert report.failed == [] and len(report.restored) == 1
+    assert (other / "util.py").read_text() == "def twice(x):\n    return x + x\n"
