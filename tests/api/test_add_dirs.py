@@ -185,3 +185,19 @@ def test_undo_reverts_an_edit_in_an_added_folder(server: ScriptedServer, ws: Pat
         report = session.undo()
     assert report.failed == [] and len(report.restored) == 1
     assert (other / "util.py").read_text() == "def twice(x):\n    return x + x\n"
+
+
+def test_protected_places_of_an_added_folder_stay_protected(server: ScriptedServer, ws: Path, other: Path) -> None:
+    """Hardening round three, class multi-root containment: an added folder's `.git/`, `.sneakycode/` and the
+    folder itself are protected like the workspace's, whoever approves (yolo here)."""
+    (other / ".git").mkdir()
+    server.add_steps([call("write_file", file_path=str(other / ".git" / "config"), content="[core]\n"),
+                      call("write_file", file_path=str(other / ".sneakycode" / "config.toml"), content="x = 1\n"),
+                      call("delete_file", file_path=str(other)),
+                      finish("Tried.")])
+    result = sneakycode.run("configure", options(server, ws, [other], mode="yolo"))
+    assert result.status == "finished"
+    git, settings, root = tool_messages(server.chat_requests[-1])
+    assert "protected_path" in git and "protected_path" in settings
+    assert "outside_workspace" in root  # delete_file reaches a name from its folder, which lies outside
+    assert not (other / ".git" / "config").exists() and not (other / ".sneakycode").exists() and other.is_dir()
