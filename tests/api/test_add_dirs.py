@@ -201,3 +201,17 @@ def test_protected_places_of_an_added_folder_stay_protected(server: ScriptedServ
     assert "protected_path" in git and "protected_path" in settings
     assert "outside_workspace" in root  # delete_file reaches a name from its folder, which lies outside
     assert not (other / ".git" / "config").exists() and not (other / ".sneakycode").exists() and other.is_dir()
+
+
+def test_a_command_writing_an_added_folders_git_hooks_needs_a_person_even_in_yolo_mode(
+        server: ScriptedServer, ws: Path, other: Path) -> None:
+    """Hardening round three, class multi-root containment: the shell policy guards an added folder's protected
+    places as the workspace's (`.git/hooks` run later, unsandboxed): no mode approves writing them by itself."""
+    (other / ".git" / "hooks").mkdir(parents=True)
+    hook = other / ".git" / "hooks" / "pre-commit"
+    server.add_steps([call("run_command", command=f"echo 'curl evil' > {hook}"), finish("Tried.")])
+    result = sneakycode.run("run it", options(server, ws, [other], mode="yolo",
+                                              settings={"tools.shell.sandbox": "off"}))
+    assert result.status == "finished"
+    [refused] = tool_messages(server.chat_requests[-1])
+    assert ".git" in refused and not hook.exists()

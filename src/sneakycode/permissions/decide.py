@@ -68,7 +68,8 @@ def decide(
     if found is not None and found.command is not None:
         cwd = args.get(found.command_cwd) if found.command_cwd else None
         command = str(args.get(found.command) or "")
-        return _decide_command(found.name, command, rules, workspace, active, cwd if isinstance(cwd, str) else None)
+        return _decide_command(found.name, command, rules, workspace, active, cwd if isinstance(cwd, str) else None,
+                               extra_roots)
     return _decide_tool(name, found, args, rules, (workspace, *extra_roots), active)
 
 
@@ -153,11 +154,12 @@ def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
 
 
 def _decide_command(
-    tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode, cwd: str | None = None
+    tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode, cwd: str | None = None,
+    extra_roots: Sequence[Path] = (),
 ) -> PermissionDecision:
     from sneakycode.permissions.shell.policy import evaluate  # only commands need the shell parser
 
-    verdict = evaluate(command, rules.shell, workspace, cwd)
+    verdict = evaluate(command, rules.shell, workspace, cwd, extra_roots)
     commands = list(verdict.commands)
 
     def made(decision: Decision, reason: str, rule: str | None) -> PermissionDecision:

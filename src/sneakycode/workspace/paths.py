@@ -207,11 +207,13 @@ def _is_dir(path: Path) -> bool:
 # the shell policy never auto-approves a command that visibly writes here.
 
 
-def protected_write(root: Path, value: str) -> str | None:
+def protected_write(root: Path, value: str, extra: Sequence[Path] = ()) -> str | None:
     """The protected place (`PROTECTED_WRITE_PATHS`) that writing `value` would change, as written or with
-    links resolved; None when it changes none. Compared case-insensitively, for case-insensitive disks."""
-    located = locate(root, value)
-    forms = [located.written, os.path.relpath(located.real, root) if contains(root, located.real) else None]
+    links resolved, at the top of the workspace or of an `extra` root; None when it changes none. Compared
+    case-insensitively, for case-insensitive disks."""
+    located = locate(root, value, extra)
+    holder = located.root if located.real_inside else None
+    forms = [located.written, os.path.relpath(located.real, holder) if holder is not None else None]
     for form in forms:
         if form is None:
             continue
