@@ -137,7 +137,8 @@ class HistoryVerbs:
 
         with self._running:
             ctx = self._parts.ctx
-            return undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=steps, force=False)
+            return undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=steps, force=False,
+                                extra_roots=ctx.workspace.extra_roots)
 
     def has_undoable_changes(self) -> bool:
         """Whether the session's edits left anything for `sneakycode undo` to revert."""

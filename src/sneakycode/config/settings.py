@@ -396,6 +396,9 @@ class LoadedSettings:
     # commands, subagent definitions, trust records) is read, and nothing is written outside the workspace
     # and the state folder.
     isolated: bool = False
+    # Extra roots (`--add-dir`, workspace/roots.py), real paths checked once: part of the workspace for the tools
+    # and the sandbox. Set only by a flag or the program's Options, never by a configuration file.
+    extra_roots: tuple[Path, ...] = ()
 
     def origin_of(self, key: str) -> str:
         return self.origins.get(key, "default")

@@ -10,13 +10,16 @@ are kept). Writes go to a temporary file in the same folder, are fsynced and ren
 crash leaves the old file whole. The read ledger remembers what the model last saw of each file, so edits
 of unseen or changed files are refused; the mutation journal (when set) is told about every change before
 it happens, for undo. The root, `.git/` and `.sneakycode/` are never changed (protected.py).
+
+Extra roots (`--add-dir`, checked once by roots.py) are part of the workspace for every tool: a path inside
+one is contained by the same rules, reached from that root's descriptor, and protected the same way.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +37,7 @@ from sneakycode.workspace.anchored import (
 )
 from sneakycode.workspace.ledger import LedgerEntry, MutationJournal, ReadLedger, SinceRead
 from sneakycode.workspace.near_misses import near_misses
-from sneakycode.workspace.paths import contains, escaped, locate, written_problem
+from sneakycode.workspace.paths import escaped, locate, root_of, written_problem
 from sneakycode.workspace.protected import protection
 from sneakycode.workspace.textfiles import TextFile, TextFormat, decode_text, encode_text, sha256_bytes, short_diff
 from sneakycode.workspace.textfiles import as_held as as_the_editor_holds_it
@@ -68,8 +71,12 @@ class Workspace:
         *,
         max_file_size_bytes: int = 1_048_576,
         journal: MutationJournal | None = None,
+        extra_roots: Sequence[Path] = (),
     ) -> None:
         self.root = root.resolve()
+        # Checked and resolved once by roots.extra_roots (existing folders, no protected place among them).
+        self.extra_roots = tuple(extra_roots)
+        self.roots = (self.root, *self.extra_roots)
         self.max_file_size_bytes = max_file_size_bytes
         self.journal = journal
         self.ledger = ReadLedger()
@@ -90,8 +97,18 @@ class Workspace:
         return escaped(rel.as_posix() or ".")
 
     def contains(self, path: Path) -> bool:
-        """True when `path` (already absolute and normalised) is the root or below it."""
-        return contains(self.root, path)
+        """True when `path` (already absolute and normalised) is a root or below one."""
+        return root_of(self.roots, path) is not None
+
+    def root_of(self, real: Path) -> Path:
+        """The root (the workspace's, or an extra one) that holds `real`, a path `resolve` returned."""
+        return root_of(self.roots, real) or self.root
+
+    def where(self) -> str:
+        """The workspace as an error message names it: its root and the extra roots."""
+        if not self.extra_roots:
+            return f"the workspace {self.root}"
+        return f"the workspace {self.root} and the added folders ({', '.join(map(str, self.extra_roots))})"
 
     def check_written(self, user_path: str) -> None:
         """Refuse what no file system can use, before anything looks at the disk."""
@@ -111,19 +128,19 @@ class Workspace:
     def resolve(self, user_path: str, *, must_exist: bool = False) -> Path:
         """The real, contained path for a model-supplied path, or a ToolError saying exactly why not."""
         self.check_written(user_path)
-        located = locate(self.root, user_path)
+        located = locate(self.root, user_path, self.extra_roots)
         if located.problem is not None:
             raise ToolError(located.problem.code, f"the path {_short(user_path)} {located.problem.text}")
         lexical, real = located.lexical, located.real
         if located.written is None and not located.real_inside:
             raise ToolError(
                 ErrorCode.OUTSIDE_WORKSPACE,
-                f"{user_path!r} resolves to {lexical}, outside the workspace {self.root}",
+                f"{user_path!r} resolves to {lexical}, outside {self.where()}",
             )
         if not located.real_inside:
             raise ToolError(
                 ErrorCode.SYMLINK_ESCAPE,
-                f"{user_path!r} goes through a symbolic link to {real}, outside the workspace {self.root}",
+                f"{user_path!r} goes through a symbolic link to {real}, outside {self.where()}",
             )
         if must_exist and not os.path.lexists(real):
             raise self.not_found(user_path, real)
@@ -136,29 +153,31 @@ class Workspace:
 
     def near_misses(self, missing: Path, limit: int = 3) -> list[str]:
         """Up to `limit` existing paths that look like the missing one (see near_misses.py)."""
-        return [self.display(path) for path in near_misses(self.root, missing, limit)]
+        return [self.display(path) for path in near_misses(self.root_of(missing), missing, limit)]
 
     def is_protected(self, real: Path) -> bool:
-        """The root itself and anything under .git/ or .sneakycode/ are never changed or deleted by tools."""
-        return protection(self.root, real, "", self.held) is not None
+        """The roots themselves and anything under .git/ or .sneakycode/ are never changed or deleted by tools."""
+        return protection(self.roots, real, "", self.held) is not None
 
     def require_unprotected(self, real: Path, user_path: str) -> None:
-        refusal = protection(self.root, real, user_path, self.held)
+        refusal = protection(self.roots, real, user_path, self.held)
         if refusal is not None:
             raise refusal
 
     # ---- folders, reached without following links --------------------------------------------------
 
     def _open_folder(self, folder: Path, user_path: str, *, create: bool = False) -> int:
-        """A descriptor of `folder` (a real path inside the root), its missing parts created (and journalled)
-        when `create`; a ToolError when a part is a file, became a link, or cannot be reached."""
-        parts = folder.relative_to(self.root).parts
+        """A descriptor of `folder` (a real path inside a root), walked from the root that holds it, its missing
+        parts created (and journalled) when `create`; a ToolError when a part is a file, became a link, or
+        cannot be reached."""
+        root = self.root_of(folder)
+        parts = folder.relative_to(root).parts
 
         def make(dir_fd: int, index: int) -> None:
-            self._mkdir_at(dir_fd, self.root.joinpath(*parts[: index + 1]))
+            self._mkdir_at(dir_fd, root.joinpath(*parts[: index + 1]))
 
         try:
-            return open_folder(self.root, parts, make if create else None)
+            return open_folder(root, parts, make if create else None)
         except PathChanged as exc:
             raise ToolError(
                 ErrorCode.PATH_CHANGED,
@@ -188,7 +207,7 @@ class Workspace:
     def open_file(self, user_path: str) -> OpenFile:
         """A regular file inside the workspace, opened for reading (never blocking); the caller closes it."""
         real = self.resolve(user_path, must_exist=True)
-        if real == self.root:
+        if real in self.roots:
             raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
         with closing_fd(self._open_folder(real.parent, user_path)) as folder:
             try:

@@ -66,6 +66,8 @@ def parser(subcommands: Mapping[str, str]) -> argparse.ArgumentParser:
                         help="continue the session with this id (see `sneakycode sessions`)")
     add_flags(parser, "--verbose", "--trust-project")
     add_workspace_flag(parser)
+    parser.add_argument("--add-dir", metavar="DIR", action="append", default=[], dest="add_dirs",
+                        help="another folder the tools may read and edit, like the workspace (repeatable)")
     return parser
 
 

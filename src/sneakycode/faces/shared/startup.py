@@ -89,6 +89,7 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
 
     return Options(
         workspace=workspace,
+        add_dirs=tuple(getattr(args, "add_dirs", ())),
         **model_flags(args),
         mode=args.mode,
         max_turns=args.max_turns,
