@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sneakycode.agent.titles import write_title
+from sneakycode.api.fanout import DONE, Abandoned, Fanout, StreamedRequest
 from sneakycode.api.options import Options
 from sneakycode.api.result import Result
 from sneakycode.api.settings import load_options, untrusted_notice
@@ -43,82 +44,6 @@ if TYPE_CHECKING:
     from sneakycode.process.jobs import Job
     from sneakycode.tools.base import ImagePart
     from sneakycode.tools.context import ToolContext
-
-# The events a program (and `-p --output-format stream-json`) sees; turn markers and text deltas are the
-# terminal's. Reasoning deltas are a program's too: a long thought is the one sign of life before the answer.
-STREAMED_EVENTS = frozenset(
-    {"assistant", "reasoning_delta", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks",
-     "notice", "subagent", "stall", "progress"}
-)
-_DONE = object()
-
-
-class _Fanout:
-    """The session's one sink: remembers refused calls for the result, then hands each event on to the
-    face's sink, the program's `on_event` and the running stream."""
-
-    def __init__(self, sinks: list[Callable[[Event], None]]) -> None:
-        self.sinks = sinks
-        self.denied: list[dict[str, Any]] = []
-        self._arguments: dict[str, str] = {}
-        self.stream: Callable[[Event], None] | None = None
-        # Events come from the loop, tool threads and the stall watch's thread: one at a time, so lines never mix.
-        self._one_at_a_time = threading.RLock()
-
-    def emit(self, event: Event) -> None:
-        with self._one_at_a_time:
-            self._emit(event)
-
-    def _emit(self, event: Event) -> None:
-        if event["type"] == "tool_call":
-            self._arguments[event["id"]] = event["arguments"]
-        if event["type"] == "permission" and event["outcome"] in ("denied", "rejected"):
-            # Rejected: the one asked (Options.can_use_tool, or the person at the terminal) said no; refused all
-            # the same (issue 37: a policy's refusals were missing here).
-            reason = event["reason"] if event["outcome"] == "denied" else f"declined when asked ({event['reason']})"
-            self.denied.append({
-                "tool": event["name"], "arguments": self._arguments.get(event["id"], ""), "reason": reason,
-                "rule": event["rule"], "how_to_allow": event.get("how_to_allow"),
-            })  # fmt: skip
-        if event["type"] == "tool_result" and event["code"] == "network_denied":  # the sandbox's proxy refused a host
-            reason = event["content"].partition("\n")[0].removeprefix("Error [network_denied]: ")
-            self.denied.append({"tool": event["name"], "arguments": self._arguments.get(event["id"], ""),
-                                "reason": reason, "rule": "tools.shell.allowed_hosts", "how_to_allow": None})
-        for sink in self.sinks:
-            sink(event)
-        stream = self.stream
-        if stream is not None and event["type"] in STREAMED_EVENTS:
-            stream(event)
-
-
-class _Abandoned(Exception):
-    """A streamed request whose consumer left before it could start."""
-
-
-class _StreamedRequest:
-    """One stream's request: its event callback, its worker, and whether it began or was withdrawn first (under
-    one lock, so a consumer that leaves either withdraws it or cancels it, never another request)."""
-
-    def __init__(self, forward: Callable[[Event], None]) -> None:
-        self.forward = forward
-        self.worker = threading.Thread()
-        self._state = "waiting"
-        self._lock = threading.Lock()
-
-    def begin(self) -> bool:
-        with self._lock:
-            if self._state == "left":
-                return False
-            self._state = "running"
-            return True
-
-    def leave(self) -> bool:
-        """Withdraw it; True when it had begun already (then it is the running request, to cancel)."""
-        with self._lock:
-            began = self._state == "running"
-            self._state = "left"
-            return began
-
 
 class Session(SessionVerbs):
     """One SneakyCode session over a workspace; use it as a context manager (or call `close`), so its jobs,
@@ -157,7 +82,7 @@ class Session(SessionVerbs):
             self.loaded: LoadedSettings = load_options(
                 options, state_dir=None if self._temporary is None else Path(self._temporary.name))
             sinks = [s for s in (sink.emit if sink is not None else None, options.on_event) if s is not None]
-            self._sink = _Fanout(sinks)
+            self._sink = Fanout(sinks)
             if self.loaded.ignored:
                 self._sink.emit({"type": "notice", "message": untrusted_notice(self.loaded)})
             if approver_for is None:
@@ -229,13 +154,13 @@ class Session(SessionVerbs):
         at a time: a second one (from another thread, a second stream) waits until the first has ended."""
         return self._run(prompt, images, None)
 
-    def _run(self, prompt: str, images: list[ImagePart] | None, turn: _StreamedRequest | None) -> Result:
+    def _run(self, prompt: str, images: list[ImagePart] | None, turn: StreamedRequest | None) -> Result:
         if self._closed:
             raise RuntimeError("this session is closed")
         with self._running:
             if turn is not None:
                 if not turn.begin():  # its consumer left while it waited: it never runs
-                    raise _Abandoned
+                    raise Abandoned
                 self._sink.stream = turn.forward  # set only now: a waiting stream never sees another's events
             try:
                 with observed_run(self._telemetry, prompt) as observed:
@@ -275,7 +200,7 @@ class Session(SessionVerbs):
         events: queue.SimpleQueue[Any] = queue.SimpleQueue()
         turn = self._in_thread(prompt, images, events.put)
         try:
-            while (item := events.get()) is not _DONE:
+            while (item := events.get()) is not DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
@@ -297,7 +222,7 @@ class Session(SessionVerbs):
         events: asyncio.Queue[Any] = asyncio.Queue()
         turn = self._in_thread(prompt, images, lambda item: loop.call_soon_threadsafe(events.put_nowait, item))
         try:
-            while (item := await events.get()) is not _DONE:
+            while (item := await events.get()) is not DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
@@ -305,28 +230,28 @@ class Session(SessionVerbs):
             self._leave(turn)
             await asyncio.to_thread(turn.worker.join)
 
-    def _leave(self, turn: _StreamedRequest) -> None:
+    def _leave(self, turn: StreamedRequest) -> None:
         """The consumer is gone: a request still waiting is withdrawn; a running one (this one) is cancelled."""
         if turn.worker.is_alive() and turn.leave():
             self.cancel()
 
     def _in_thread(self, prompt: str, images: list[ImagePart] | None,
-                   put: Callable[[Any], object]) -> _StreamedRequest:
+                   put: Callable[[Any], object]) -> StreamedRequest:
         def forward(event: Event) -> None:
             put(dict(event))
 
-        turn = _StreamedRequest(forward)
+        turn = StreamedRequest(forward)
 
         def work() -> None:
             try:
                 result = self._run(prompt, images, turn)
                 put({"type": "final", **result.to_dict()})
-            except _Abandoned:
+            except Abandoned:
                 pass
             except BaseException as exc:  # handed to the consumer, who raises it in its own thread
                 put(exc)
             finally:
-                put(_DONE)
+                put(DONE)
 
         turn.worker = threading.Thread(target=work, name="sneakycode-session", daemon=True)
         turn.worker.start()

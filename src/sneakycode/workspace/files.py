@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -35,6 +34,7 @@ from sneakycode.workspace.anchored import (
     open_folder,
     write_at,
 )
+from sneakycode.workspace.file_errors import closing_fd, io_error, not_regular, read_only, short
 from sneakycode.workspace.ledger import LedgerEntry, MutationJournal, ReadLedger, SinceRead
 from sneakycode.workspace.near_misses import near_misses
 from sneakycode.workspace.paths import escaped, locate, root_of, written_problem
@@ -115,7 +115,7 @@ class Workspace:
         if not user_path or not user_path.strip():
             raise ToolError(ErrorCode.INVALID_PATH, "the path is empty")
         if "\x00" in user_path:
-            raise ToolError(ErrorCode.INVALID_PATH, f"the path {_short(user_path)} contains a NUL byte")
+            raise ToolError(ErrorCode.INVALID_PATH, f"the path {short(user_path)} contains a NUL byte")
         if user_path.startswith("~"):
             raise ToolError(
                 ErrorCode.INVALID_PATH,
@@ -123,14 +123,14 @@ class Workspace:
             )
         problem = written_problem(user_path, Path(os.path.normpath(self.root / user_path)))
         if problem is not None:
-            raise ToolError(problem.code, f"the path {_short(user_path)} {problem.text}")
+            raise ToolError(problem.code, f"the path {short(user_path)} {problem.text}")
 
     def resolve(self, user_path: str, *, must_exist: bool = False) -> Path:
         """The real, contained path for a model-supplied path, or a ToolError saying exactly why not."""
         self.check_written(user_path)
         located = locate(self.root, user_path, self.extra_roots)
         if located.problem is not None:
-            raise ToolError(located.problem.code, f"the path {_short(user_path)} {located.problem.text}")
+            raise ToolError(located.problem.code, f"the path {short(user_path)} {located.problem.text}")
         lexical, real = located.lexical, located.real
         if located.written is None and not located.real_inside:
             raise ToolError(
@@ -193,7 +193,7 @@ class Workspace:
         except FileNotFoundError:
             raise self.not_found(user_path, folder) from None
         except OSError as exc:
-            raise _io_error(user_path, exc) from None
+            raise io_error(user_path, exc) from None
 
     def _mkdir_at(self, dir_fd: int, real: Path) -> None:
         if self.journal is not None:
@@ -213,11 +213,11 @@ class Workspace:
             try:
                 fh, info = open_regular(real.name, dir_fd=folder, follow_symlinks=False)
             except NotRegularFile as exc:
-                raise _not_regular(user_path, exc.kind) from None
+                raise not_regular(user_path, exc.kind) from None
             except FileNotFoundError:
                 raise self.not_found(user_path, real) from None
             except OSError as exc:
-                raise _io_error(user_path, exc) from None
+                raise io_error(user_path, exc) from None
         return OpenFile(fh, info, real)
 
     def read_text(self, user_path: str) -> TextFile:
@@ -260,7 +260,7 @@ class Workspace:
             raise ToolError(ErrorCode.NOT_READ, f"{user_path!r} has not been read in this session")
         current = self.read_text(user_path)
         if not current.mode & 0o222:
-            raise _read_only(user_path, current.mode)
+            raise read_only(user_path, current.mode)
         return SinceRead(entry, current)
 
     def require_fresh(self, user_path: str, real: Path) -> TextFile:
@@ -306,7 +306,7 @@ class Workspace:
             try:
                 write_at(folder, real.name, data, mode if mode is not None else NEW_FILE_MODE)
             except OSError as exc:
-                raise _io_error(user_path, exc) from None
+                raise io_error(user_path, exc) from None
             if self.journal is not None:
                 self.journal.record_after(real, folder)
         written = TextFile(
@@ -327,7 +327,7 @@ class Workspace:
         try:
             info = lstat_at(folder, real.name)
         except OSError as exc:
-            raise _io_error(user_path, exc) from None
+            raise io_error(user_path, exc) from None
         if info is None:
             return None
         if stat.S_ISDIR(info.st_mode):
@@ -337,10 +337,10 @@ class Workspace:
                 ErrorCode.PATH_CHANGED, f"{user_path!r} changed while in use: it is now a symbolic link"
             )
         if not stat.S_ISREG(info.st_mode):
-            raise _not_regular(user_path, kind_of(info.st_mode), "replaced")
+            raise not_regular(user_path, kind_of(info.st_mode), "replaced")
         mode = stat.S_IMODE(info.st_mode)
         if not mode & 0o222 or not os.access(real.name, os.W_OK, dir_fd=folder):
-            raise _read_only(user_path, mode)
+            raise read_only(user_path, mode)
         return mode
 
     def make_dirs(self, user_path: str) -> bool:
@@ -375,42 +375,8 @@ class Workspace:
             try:
                 os.unlink(name, dir_fd=folder)
             except OSError as exc:
-                raise _io_error(user_path, exc) from None
+                raise io_error(user_path, exc) from None
             if self.journal is not None:
                 self.journal.record_after(real, folder)
         self.ledger.forget(real)
         return real, info.st_size
-
-
-@contextmanager
-def closing_fd(fd: int) -> Iterator[int]:
-    """`with closing_fd(os.open(...)) as fd:` closes the descriptor however the block ends."""
-    try:
-        yield fd
-    finally:
-        os.close(fd)
-
-
-def _not_regular(user_path: str, kind: str, verb: str = "read") -> ToolError:
-    if kind == "a folder":
-        return ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
-    if kind == "a symbolic link":
-        return ToolError(ErrorCode.PATH_CHANGED, f"{user_path!r} changed while in use: it is now a symbolic link")
-    return ToolError(ErrorCode.NOT_REGULAR_FILE, f"{user_path!r} is {kind}, not a regular file, so it is not {verb}")
-
-
-def _read_only(user_path: str, mode: int) -> ToolError:
-    return ToolError(
-        ErrorCode.READ_ONLY_FILE,
-        f"{user_path!r} is read-only (mode {mode:04o}), so it is not replaced",
-    )
-
-
-def _short(user_path: str) -> str:
-    shown = repr(user_path)
-    return shown if len(shown) <= 120 else f"{shown[:100]}...' ({len(user_path)} characters)"
-
-
-def _io_error(user_path: str, exc: OSError) -> ToolError:
-    return ToolError(ErrorCode.IO_ERROR, f"{_short(user_path)}: {exc.strerror or exc}")
-

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from sneakycode.api.errors import ErrorCode
-from sneakycode.api.session import STREAMED_EVENTS
+from sneakycode.api.fanout import STREAMED_EVENTS
 from sneakycode.api.workflow_text import inert_json
 from sneakycode.faces.shared.stream_input import EXPECTED_LINE, BadLine
 from sneakycode.faces.shared.text import loggable, plural
