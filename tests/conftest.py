@@ -5,6 +5,7 @@ Every test gets its own HOME/XDG folders so no user configuration or session of 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -26,15 +27,21 @@ from sneakycode.tools.context import open_tool_context
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path / "home"
     home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    isolate_home(monkeypatch, home)
+    yield home
+
+
+def isolate_home(patch: pytest.MonkeyPatch, home: Path) -> None:
+    """HOME and the XDG folders under `home`, and no SneakyCode setting or key from the environment (also for a
+    fixture shared by a module's tests, which is set up before `isolated_home`)."""
+    patch.setenv("HOME", str(home))
+    patch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    patch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    patch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    patch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     for name in list(os.environ):
         if name.startswith("SNEAKYCODE_") or name.endswith("_API_KEY"):
-            monkeypatch.delenv(name, raising=False)
-    yield home
+            patch.delenv(name, raising=False)
 
 
 @pytest.fixture
@@ -90,15 +97,61 @@ def run_cli(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = No
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
-# Whole suites that drive real outside programs turn after turn (language servers, eval's many agent runs,
-# doctor's timed probes): slow as a whole, so `make test` leaves them to `make test-slow`, which .ci/run runs
-# after it. (The editor face's suite runs its agent in process and marks its few real-process tests slow.)
-SLOW_SUITES = ("evals", "doctor", "tools/lsp")
+def run_main(*argv: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+                       stdin: str | None = None, timeout: float = 60) -> CliResult:
+    """Run the `sneakycode` entry point's `main(argv)` in this process: what `run_cli` gives (exit code,
+    stdout, stderr) without a new interpreter paying a second of imports. For tests of what a command prints,
+    writes and returns; a test of the process itself (signals, hardening, a closed stdout, the start-up time,
+    what it leaves running) runs the real CLI with `run_cli`.
+
+    Kept from leaking into later tests: the environment and working folder (restored), the start-up hardening
+    (not applied: it would make this test process a subreaper and move credentials out of its environment for
+    good; tests/process covers it), and the descriptors 1 and 2 (redirected to files for the call, so what a
+    child the command starts writes there is captured too, as in a subprocess). A command that hangs past
+    `timeout` ends this test process with every thread's stack on stderr, rather than hanging the run."""
+    import faulthandler
+    import tempfile
+
+    from sneakycode.faces.cli import main as cli
+    from sneakycode.process import environment, hardening
+
+    with (tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, pytest.MonkeyPatch.context() as patch):
+        for name, value in (env or {}).items():
+            patch.setenv(name, value)
+        if cwd is not None:
+            patch.chdir(cwd)
+        patch.setattr(hardening, "harden_process", lambda: hardening.Hardening(False, False, (), False))
+        patch.setattr(hardening, "wipe_arguments", lambda secrets: True)
+        patch.setattr(environment, "_held", dict(environment._held))
+        streams = (sys.stdin, sys.stdout, sys.stderr)
+        for stream in streams[1:]:
+            stream.flush()
+        saved = (os.dup(1), os.dup(2))
+        os.dup2(out.fileno(), 1)
+        os.dup2(err.fileno(), 2)
+        sys.stdin = io.StringIO(stdin or "")
+        sys.stdout, sys.stderr = (io.TextIOWrapper(os.fdopen(os.dup(fd), "wb"), encoding="utf-8", write_through=True)
+                                  for fd in (1, 2))  # fmt: skip
+        faulthandler.dump_traceback_later(timeout, exit=True, file=saved[1])
+        try:
+            code = cli.main(list(argv))
+        except SystemExit as exit_:  # argparse's usage errors and --help/--version, as the interpreter maps them
+            if isinstance(exit_.code, str):
+                print(exit_.code, file=sys.stderr)
+            code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
+            for stream in (sys.stdout, sys.stderr):
+                stream.close()
+            sys.stdin, sys.stdout, sys.stderr = streams
+            for fd, original in zip((1, 2), saved, strict=True):
+                os.dup2(original, fd)
+                os.close(original)
+        out.seek(0)
+        err.seek(0)
+        return CliResult(int(code), out.read().decode("utf-8", errors="replace"),
+                         err.read().decode("utf-8", errors="replace"))
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    tests = Path(__file__).parent
-    for item in items:
-        relative = item.path.relative_to(tests).as_posix() if item.path.is_relative_to(tests) else ""
-        if relative.startswith(tuple(f"{suite}/" for suite in SLOW_SUITES)):
-            item.add_marker(pytest.mark.slow)
+# No suite is left out of `make test` as a whole any more: a test slower than about 10 s on a loaded 2-core
+# machine is marked `@pytest.mark.slow` on its own, with the reason beside it, and `make test-slow` runs it.

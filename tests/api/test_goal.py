@@ -102,7 +102,7 @@ def test_bad_goal_options_are_refused_before_anything_starts(ws: Path) -> None:
     import pytest
 
     for bad in ({"until": " "}, {"until_files": ["x"]}, {"until": "true", "check_timeout": 0}, {"attempts": 0},
-                {"until": "true", "attempt_rule": "best"}):
+                {"until": "true", "attempt_rule": "best"}, {"until": "true", "escalate": "maybe"}):
         with pytest.raises(sneakycode.ConfigError):
             sneakycode.Session(sneakycode.Options(workspace=ws, isolated=True, **bad))  # type: ignore[arg-type]
 
@@ -191,3 +191,19 @@ def _wait_for(condition: Any) -> None:
 
     while not condition():
         threading.Event().wait(0.05)
+
+
+def test_escalate_never_keeps_the_main_model_and_now_starts_on_the_fallback(server: ScriptedServer,
+                                                                           ws: Path) -> None:
+    """`Options.escalate` (--escalate): what attempts run their children with (batch/attempts.py)."""
+    repo = goal_repo(ws)
+    fallback = {"models.fallback": {"model": "big-coder"}}
+    server.add_steps([finish("done"), finish("done now")])
+    never = sneakycode.run("make add right", options(server, repo, model="main-coder", max_turns=2, escalate="never",
+                                                     settings=fallback))
+    assert never.status == "turn_limit" and set(never.models) == {"main-coder"}
+    server.add_steps(fix())
+    now = sneakycode.run("make add right", options(server, repo, model="main-coder", max_turns=3, escalate="now",
+                                                   settings=fallback))
+    assert [request["model"] for request in server.chat_requests] == [*["main-coder"] * 2, *["big-coder"] * 3]
+    assert now.status == "finished" and now.solved_by == "big-coder" and set(now.models) == {"big-coder"}

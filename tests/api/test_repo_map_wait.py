@@ -43,7 +43,7 @@ def test_the_first_request_waits_for_the_map_no_longer_than_build_seconds(server
     server.add_steps([{"content": "Done."}])
     try:
         with sneakycode.Session(options(server, root, tmp_path / "state", events, build_seconds=0.3)) as session:
-            ctx = session.ctx
+            ctx = session._ctx
             ctx.session.map_build.close()  # the build the session started, replaced by one that cannot finish
             ctx.session.map_build.start(MapRequest(root, slow_rules, 1 << 20, ctx.session_dir, tmp_path / "tags",
                                                    1024))
@@ -69,7 +69,7 @@ def test_a_second_session_on_a_copy_reuses_the_tags_and_sends_the_same_map(serve
     for number, (where, state) in enumerate(((root, tmp_path / "one"), (copy, tmp_path / "two"))):
         with sneakycode.Session(options(server, where, state, index_dir=str(shared), build_seconds=30)) as session:
             session.run("Where is record_payment defined?")
-            build = session.ctx.session.map_build.build
+            build = session._ctx.session.map_build.build
             assert build is not None and build.report is not None
             assert build.report.reused == (0 if number == 0 else 9)
     assert (shared / STORE_NAME).is_file()

@@ -17,7 +17,7 @@ from tests.api.conftest import call, finish
 
 def from_scratch(session: sneakycode.Session, journal_before: int, records_before: int) -> list[str]:
     """`files_changed` as it was computed before: the whole journal and checkpoints file read again."""
-    ctx = session.ctx
+    ctx = session._ctx
     records = read_records(ctx.session_dir)[records_before:]
     first = next((r for r in records if r.kind == "before"), None)
     last = next((r for r in reversed(records) if r.kind == "end"), None)

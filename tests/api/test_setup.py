@@ -71,6 +71,8 @@ def test_a_failed_setup_leaves_no_folder_file_process_or_thread(
     sessions = state / "sessions"
     assert not sessions.exists() or list(sessions.iterdir()) == []
     assert {f for f in open_files() - files if str(tmp_path) in f} == set()
-    assert set(threading.enumerate()) <= threads
+    # The scripted server answers each request on a thread of its own, which may still be winding down after
+    # its answer was read (the window probe); those threads are the server's, not the session's.
+    assert {t for t in threading.enumerate() if "process_request_thread" not in t.name} <= threads
     assert child_processes() <= children
     assert server.chat_requests == []

@@ -16,7 +16,7 @@ from sneakycode.testing.server import ScriptedServer
 from tests.api.conftest import call, finish
 from tests.api.otlp_receiver import OtlpReceiver
 from tests.batch.scenario import done, make_repo, write_tasks
-from tests.conftest import CliResult, project_config, run_cli
+from tests.conftest import CliResult, project_config, run_cli, run_main
 
 KEY = "sk-cli-KEY-4242"
 LOOPBACK = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -170,8 +170,8 @@ def test_every_batch_task_exports_its_own_run(tmp_path: Path) -> None:
     with OtlpReceiver() as collector, ScriptedServer([done(), done()]) as server:
         task = {"repo": str(repo), "prompt": "p", "base_url": server.base_url, "model": "m"}
         tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "one", **task}, {"id": "two", **task}])
-        run = run_cli("batch", str(tasks), "--out", str(tmp_path / "out"), "--workers", "1", "--no-sandbox",
-                      env={**LOOPBACK, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}, timeout=120)
+        run = run_main("batch", str(tasks), "--out", str(tmp_path / "out"), "--workers", "1", "--no-sandbox",
+                       env={**LOOPBACK, "OTEL_EXPORTER_OTLP_ENDPOINT": collector.endpoint}, timeout=120)
         assert run.code == 0, run.stderr
     runs = [s for s in collector.spans() if s["name"] == "invoke_agent sneakycode"]
     assert len(runs) == 2 and len({s["traceId"] for s in runs}) == 2

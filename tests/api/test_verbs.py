@@ -61,7 +61,7 @@ def test_compact_summarises_and_rewind_takes_files_and_conversation_back(server:
         report = session.rewind(1)
         assert report.ok and (repo / "calc.py").read_text() == CALC
         # the conversation as it was before the model's turn 1: the request, no edits
-        assert [m["role"] for m in session.agent.history] == ["system", "user"]
+        assert [m["role"] for m in session._agent.history] == ["system", "user"]
         done = session.compact("the fix")
         assert done is not None
         assert session.tasks == [] and session.jobs() == []

@@ -36,8 +36,8 @@ def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def options(server: ScriptedServer, repo: Path, **more: Any) -> sneakycode.Options:
-    chosen: dict[str, Any] = {"until": CHECK, "attempts": 3, "max_turns": 3, **more}
-    return sneakycode.Options(workspace=repo, base_url=server.base_url, model="scripted-model", **chosen)
+    chosen: dict[str, Any] = {"until": CHECK, "attempts": 3, "max_turns": 3, "model": "scripted-model", **more}
+    return sneakycode.Options(workspace=repo, base_url=server.base_url, **chosen)
 
 
 def test_three_attempts_keep_the_passing_one_with_the_smallest_diff_and_apply_it(tmp_path: Path) -> None:
@@ -57,7 +57,8 @@ def test_three_attempts_keep_the_passing_one_with_the_smallest_diff_and_apply_it
     assert result.attempts[1]["diff_lines"] < result.attempts[2]["diff_lines"]
     assert (repo / "calc.py").read_text() == FIXED and result.files_changed == ["calc.py"]
     assert result.check is not None and result.check["passed"] and "applied to the workspace" in result.message
-    assert leftover_worktrees(repo) == [] and not Path(result.cost["attempts_dir"], "tasks", "attempt-1").exists()
+    assert leftover_worktrees(repo) == []
+    assert not Path(result.cost["attempts_dir"], "main", "tasks", "attempt-1").exists()
 
 
 def test_attempts_are_not_applied_without_consent(tmp_path: Path) -> None:
@@ -81,7 +82,7 @@ def test_cancelling_attempts_leaves_no_worktree_and_no_process(tmp_path: Path) -
         result = run_attempts(options(server, repo, attempts=2, until=None, max_turns=2), "hang", stop=stop,
                               workers=2)
     assert result.status == "cancelled" and leftover_worktrees(repo) == []
-    assert not any(Path(result.cost["attempts_dir"], "tasks").glob("attempt-*"))
+    assert not any(Path(result.cost["attempts_dir"], "main", "tasks").glob("attempt-*"))
     assert _hanging() == []
 
 
@@ -128,3 +129,56 @@ def test_without_a_check_the_small_models_vote_picks_the_attempt(tmp_path: Path)
     assert result.chosen_attempt == 2 and "chosen by the rule `vote`" in result.message
     assert "## Attempt 1" in ballot and "## Attempt 2" in ballot and "Answer with its number alone" in ballot
     assert (repo / "calc.py").read_text() == FIXED and result.check is None
+
+
+def test_attempts_start_from_the_working_tree_with_its_uncommitted_and_untracked_files(tmp_path: Path) -> None:
+    """The attempts see the user's uncommitted change and untracked file (not an ignored one), and applying the
+    chosen one keeps both: its diff is against a snapshot of the working tree, not HEAD. Hardening round three,
+    class 40: the snapshot leaves the user's index and stash as they were, and an ignored file stays out."""
+    repo = make_repo(tmp_path, "app", {"calc.py": CALC, ".gitignore": "secret.txt\n"})
+    (repo / "calc.py").write_text(CALC + "\n\ndef double(x):\n    return 2 * x\n")  # uncommitted
+    (repo / "check_calc.py").write_text(FILES["check_calc.py"])  # untracked: the check itself
+    (repo / "secret.txt").write_text("ignored\n")
+    index_before = (repo / ".git" / "index").read_bytes()
+    steps = [call("read_file", file_path="secret.txt"), call("read_file", file_path="calc.py"),
+             call("str_replace", file_path="calc.py", old_str="return a - b", new_str="return a + b"), finish("ok")]
+    with ScriptedServer({"steps": steps}) as server:
+        result = run_attempts(options(server, repo, attempts=1, max_turns=4), "make add right",
+                              confirm=lambda _found: True)
+        seen = [m["content"] for m in server.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert result.status == "finished" and result.chosen_attempt == 1, result.message
+    assert "ignored" not in seen[0] and "def double" in seen[1]
+    assert result.attempts[0]["files_changed"] == ["calc.py"] and result.attempts[0]["diff_lines"] == 2
+    assert (repo / "calc.py").read_text() == FIXED + "\n\ndef double(x):\n    return 2 * x\n"
+    assert (repo / "check_calc.py").read_text() == FILES["check_calc.py"] and (repo / "secret.txt").exists()
+    assert git(repo, "status", "--porcelain").splitlines() == [" M calc.py", "?? check_calc.py"]
+    assert (repo / ".git" / "index").read_bytes() == index_before and git(repo, "stash", "list") == ""
+    assert leftover_worktrees(repo) == []
+
+
+def test_the_fallback_model_takes_over_after_every_attempt_of_the_main_one_failed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`[models] fallback` with --attempts: the main model's attempts never escalate on their own; once all of
+    them failed the check, the fallback runs its attempt under its own cost cap, and both costs are counted."""
+    repo = make_repo(tmp_path, "app", FILES)
+    monkeypatch.setenv("SNEAKYCODE_MODELS__FALLBACK", '{model = "big-coder", max_cost = 5.0}')
+    monkeypatch.setenv("SNEAKYCODE_PRICING", '{main-coder = {input = 1.0, output = 2.0}, '
+                                             'big-coder = {input = 10.0, output = 20.0}}')
+    steps = [finish("done"), finish("done now"), finish("really"),  # attempt 1 (main): never fixes it
+             finish("done"), finish("done now"), finish("really"),  # attempt 2 (main): nor does this one
+             call("read_file", file_path="calc.py"),  # attempt 3: the fallback fixes it
+             call("str_replace", file_path="calc.py", old_str="return a - b", new_str="return a + b"), finish("ok")]
+    with ScriptedServer({"steps": steps}) as server:
+        result = run_attempts(options(server, repo, attempts=2, model="main-coder", max_cost=10.0), "make add right",
+                              confirm=lambda _found: True)
+        asked = [request["model"] for request in server.chat_requests]
+    assert asked == [*["main-coder"] * 6, *["big-coder"] * 3]
+    assert result.status == "finished" and result.chosen_attempt == 3 and result.solved_by == "big-coder"
+    assert [(row["role"], row["check_passed"]) for row in result.attempts] == [
+        ("main", False), ("main", False), ("fallback", True)]
+    assert "fallback model big-coder took over after all 2 attempts" in result.message
+    assert set(result.models) == {"main-coder", "big-coder"}
+    assert result.models["big-coder"]["usd"] > result.models["main-coder"]["usd"] > 0
+    assert result.cost["usd"] == round(result.models["big-coder"]["usd"] + result.models["main-coder"]["usd"], 6)
+    assert (repo / "calc.py").read_text() == FIXED and leftover_worktrees(repo) == []
+

@@ -15,6 +15,7 @@ pytest.importorskip("ray")
 pytestmark = pytest.mark.ray
 
 
+@pytest.mark.slow  # a local Ray cluster starts first: 10-30 s
 def test_six_tasks_on_a_local_ray(tmp_path: Path) -> None:
     require_bwrap(tmp_path)  # each task's agent runs under bubblewrap
     with six_tasks(tmp_path) as scenario:

@@ -1,5 +1,5 @@
 """`sneakycode batch` against code that tries to make git run a program of its choosing later, outside the
-sandbox: through the real CLI, real bubblewrap, real git worktrees and clones, and a plain `git status` run
+sandbox: through the CLI's main, real bubblewrap, real git worktrees and clones, and a plain `git status` run
 in the task copies afterwards, as a user inspecting them would."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
 from tests.batch.scenario import done, git, make_repo, results, write_tasks
-from tests.conftest import run_cli
+from tests.conftest import run_main
 from tests.process.test_sandbox import require_bwrap
 
 # What the planted program does when git runs it: append a line to the marker, which lies outside every
@@ -101,8 +101,8 @@ def test_setup_agent_and_test_cannot_plant_a_program_git_runs_later(tmp_path: Pa
                           "test": "sh attack-test.sh && echo b > b.txt", "base_url": server.base_url,
                           "model": "m"})  # fmt: skip
         out = tmp_path / "out"
-        run = run_cli("batch", str(write_tasks(tmp_path / "tasks.jsonl", tasks)), "--out", str(out),
-                      "--workers", "2", timeout=240)  # fmt: skip
+        run = run_main("batch", str(write_tasks(tmp_path / "tasks.jsonl", tasks)), "--out", str(out),
+                       "--workers", "2", timeout=240)  # fmt: skip
         agent_results = [m for s in (wt_server, clone_server) for r in s.chat_requests
                          for m in r["messages"] if m["role"] == "tool"]  # fmt: skip
     assert run.code == 0, run.stderr
@@ -161,7 +161,7 @@ def test_without_the_sandbox_batch_still_runs_no_program_a_step_planted(tmp_path
             {"id": "t", "repo": str(repo), "prompt": "p", "setup": "sh plant.sh", "base_url": server.base_url,
              "model": "m"}])  # fmt: skip
         out = tmp_path / "out"
-        run = run_cli("batch", str(tasks), "--out", str(out), "--no-sandbox", timeout=120)
+        run = run_main("batch", str(tasks), "--out", str(out), "--no-sandbox", timeout=120)
     assert run.code == 0, run.stderr
     assert not marker.exists(), marker.read_text()
     line = results(out)[0]

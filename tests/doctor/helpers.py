@@ -1,4 +1,5 @@
-"""Running the real `sneakycode doctor` against the scripted server playing a model and its server's faults."""
+"""Running `sneakycode doctor` (the CLI's main, in process) against the scripted server playing a model and its
+server's faults."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, run_main
 
 MODEL = "qwen2.5-coder-7b"
 ENV = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -29,8 +30,8 @@ def script(*, one: dict[str, Any] | None = None, two: dict[str, Any] | None = No
 
 
 def doctor(server: ScriptedServer, ws: Path, *flags: str, env: dict[str, str] | None = None) -> CliResult:
-    return run_cli("doctor", "--base-url", server.base_url, "--model", MODEL, "--workspace", str(ws), *flags,
-                   env={**ENV, **(env or {})})
+    return run_main("doctor", "--base-url", server.base_url, "--model", MODEL, "--workspace", str(ws), *flags,
+                    env={**ENV, **(env or {})})
 
 
 def doctor_json(server: ScriptedServer, ws: Path, *flags: str, env: dict[str, str] | None = None

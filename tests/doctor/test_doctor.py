@@ -1,4 +1,4 @@
-"""`sneakycode doctor` through the real CLI against the scripted server: a healthy server passes, and each fault
+"""`sneakycode doctor` through the CLI's main against the scripted server: a healthy server passes, and each fault
 a user meets (issue 28) is found with its verdict, the layer at fault and the fix named."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import run_cli
+from tests.conftest import run_main
 from tests.doctor.helpers import ENV, MODEL, ORDER, check, doctor, doctor_json, script, verdicts
 
 
@@ -170,8 +170,8 @@ def test_an_unreachable_server_fails_cleanly_and_skips_the_rest(ws: Path) -> Non
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    result = run_cli("doctor", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", MODEL, "--workspace",
-                     str(ws), env=ENV)
+    result = run_main("doctor", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", MODEL, "--workspace",
+                      str(ws), env=ENV)
     assert result.code == 1
     assert "Traceback" not in result.stderr + result.stdout
     assert "FAIL  reachable" in result.stdout and "at fault: server" in result.stdout
@@ -180,8 +180,8 @@ def test_an_unreachable_server_fails_cleanly_and_skips_the_rest(ws: Path) -> Non
 
 def test_a_model_the_server_does_not_serve_fails_at_the_config(ws: Path) -> None:
     with ScriptedServer(script()) as server:
-        result = run_cli("doctor", "--base-url", server.base_url, "--model", "gpt-nothing", "--workspace", str(ws),
-                         "--json", env=ENV)
+        result = run_main("doctor", "--base-url", server.base_url, "--model", "gpt-nothing", "--workspace", str(ws),
+                          "--json", env=ENV)
     report = json.loads(result.stdout)
     found = check(report, "model")
     assert result.code == 1
@@ -239,7 +239,7 @@ def test_a_server_too_slow_for_its_window_warns_with_the_request_timeout_to_set(
 
 
 def test_a_configuration_that_names_no_usable_endpoint_exits_2_with_what_to_set(ws: Path) -> None:
-    result = run_cli("doctor", "--provider", "groq", "--workspace", str(ws), env=ENV)
+    result = run_main("doctor", "--provider", "groq", "--workspace", str(ws), env=ENV)
     assert result.code == 2 and result.stdout == ""
     assert result.stderr.startswith("sneakycode doctor: provider groq needs an API key: export GROQ_API_KEY=")
     assert "Traceback" not in result.stderr

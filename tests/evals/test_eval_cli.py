@@ -1,6 +1,7 @@
-"""`sneakycode eval` end to end: the real CLI, the batch engine, the sandboxed hidden tests, against the
-scripted server playing the model: a solving trajectory on some tasks and a failing one on others, with the
-scorecard they must give, exactly; and `eval compare` of two runs."""
+"""`sneakycode eval` end to end: the CLI's main (in process; each agent is a real CLI process, as batch runs
+it), the batch engine, the sandboxed hidden tests, against the scripted server playing the model: a solving
+trajectory on some tasks and a failing one on others, with the scorecard they must give, exactly; and
+`eval compare` of two runs."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from sneakycode.evals.suite import load_suite
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, run_main
 from tests.process.test_sandbox import require_bwrap
 
 FAST = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -65,8 +66,8 @@ NO_FAILURES = {"invalid_tool_call": 0, "unknown_tool": 0, "edit_not_matched": 0,
 def run_eval(server: ScriptedServer, out: Path, tasks: str, *more: str) -> CliResult:
     if "--no-sandbox" not in more:  # the hidden tests run under bubblewrap: without it, skip and say so
         require_bwrap(out.parent)
-    return run_cli("eval", "--tasks", tasks, "--workers", "1", "--out", str(out), "--base-url", server.base_url,
-                   "--model", "scripted-model", *more, env=FAST, timeout=240)  # fmt: skip
+    return run_main("eval", "--tasks", tasks, "--workers", "1", "--out", str(out), "--base-url", server.base_url,
+                    "--model", "scripted-model", *more, env=FAST, timeout=240)  # fmt: skip
 
 
 def measured(row: dict[str, Any]) -> dict[str, Any]:
@@ -147,7 +148,7 @@ def test_attempts_run_unsolved_tasks_again_and_compare_shows_both_runs(tmp_path:
     first = tmp_path / "one-attempt"
     with ScriptedServer({"steps": ONLY_DONE}) as server:
         assert run_eval(server, first, "py-paginate").code == 0
-    compared = run_cli("eval", "compare", str(first), str(second / "scorecard.json"))
+    compared = run_main("eval", "compare", str(first), str(second / "scorecard.json"))
     assert compared.code == 0, compared.stderr
     assert "| A / B | 1 / 1 | 0 / 1 | 1 / 2 | 1 / 4 | 0 / 2 |" in compared.stdout
     assert "| py-paginate | no / yes (+) | 1 / 2 | 1 / 4 | 0 / 2 | 4000 / 16300 |" in compared.stdout
@@ -155,15 +156,15 @@ def test_attempts_run_unsolved_tasks_again_and_compare_shows_both_runs(tmp_path:
 
 def test_bad_input_is_named_and_nothing_runs(tmp_path: Path) -> None:
     """An unknown task, an unknown suite, a compare without two scorecards: exit 2 with one clear line."""
-    unknown = run_cli("eval", "--tasks", "no-such-task", "--out", str(tmp_path / "x"), "--base-url",
-                      "http://127.0.0.1:9/v1", "--model", "m")  # fmt: skip
+    unknown = run_main("eval", "--tasks", "no-such-task", "--out", str(tmp_path / "x"), "--base-url",
+                       "http://127.0.0.1:9/v1", "--model", "m")  # fmt: skip
     assert unknown.code == 2 and "no task 'no-such-task' in suite 'core'" in unknown.stderr
     assert not (tmp_path / "x").exists()
-    suite = run_cli("eval", "--suite", str(tmp_path))
+    suite = run_main("eval", "--suite", str(tmp_path))
     assert suite.code == 2 and "neither a bundled suite" in suite.stderr
-    compare = run_cli("eval", "compare", str(tmp_path))
+    compare = run_main("eval", "compare", str(tmp_path))
     assert compare.code == 2 and "usage: sneakycode eval compare A B" in compare.stderr
-    not_a_card = run_cli("eval", "compare", str(tmp_path), str(tmp_path))
+    not_a_card = run_main("eval", "compare", str(tmp_path), str(tmp_path))
     assert not_a_card.code == 2 and "cannot read the scorecard" in not_a_card.stderr
     assert "Traceback" not in unknown.stderr + suite.stderr + compare.stderr + not_a_card.stderr
 

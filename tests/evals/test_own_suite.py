@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import run_cli
+from tests.conftest import run_main
 from tests.process.test_sandbox import require_bwrap
 
 FAST = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -40,12 +40,12 @@ def solving(path: str, content: str) -> list[dict[str, object]]:
 def test_an_own_suite_folder_is_checked_and_run(tmp_path: Path) -> None:
     require_bwrap(tmp_path)  # the agents and hidden tests run under bubblewrap
     suite = make_suite(tmp_path)
-    check = run_cli("eval", "check", "--suite", str(suite))
+    check = run_main("eval", "check", "--suite", str(suite))
     assert check.code == 0, check.stdout + check.stderr
     assert "ok   greet-name" in check.stdout and "1 of 1 task(s) honest" in check.stdout
     with ScriptedServer({"steps": solving("greet.sh", 'echo "Hello, $1!"\n')}) as server:
-        result = run_cli("eval", "--suite", str(suite), "--out", str(tmp_path / "out"), "--base-url", server.base_url,
-                         "--model", "scripted-model", env=FAST, timeout=120)  # fmt: skip
+        result = run_main("eval", "--suite", str(suite), "--out", str(tmp_path / "out"), "--base-url", server.base_url,
+                          "--model", "scripted-model", env=FAST, timeout=120)  # fmt: skip
     assert result.code == 0, result.stderr
     card = json.loads((tmp_path / "out" / "scorecard.json").read_text())
     assert card["suite"]["name"] == "mine" and card["suite"]["version"] == "0.1"
@@ -56,7 +56,7 @@ def test_a_dishonest_task_is_reported_by_check(tmp_path: Path) -> None:
     """A hidden test that already passes on the untouched repository measures nothing: check says so."""
     suite = make_suite(tmp_path)
     (suite / "tasks" / "greet-name" / "hidden" / "check_greeting.sh").write_text("true\n")
-    check = run_cli("eval", "check", "--suite", str(suite))
+    check = run_main("eval", "check", "--suite", str(suite))
     assert check.code == 1 and "BAD  greet-name: passes untouched" in check.stdout
 
 
@@ -65,8 +65,8 @@ def test_a_malformed_suite_names_every_problem_and_runs_nothing(tmp_path: Path) 
     broken = suite / "tasks" / "broken"
     (broken / "repo").mkdir(parents=True)
     (broken / "task.toml").write_text('prompt = "x"\nlanguage = "go"\nkind = "chore"\ncolour = 1\n')
-    result = run_cli("eval", "--suite", str(suite), "--out", str(tmp_path / "out"), "--base-url",
-                     "http://127.0.0.1:9/v1", "--model", "m")  # fmt: skip
+    result = run_main("eval", "--suite", str(suite), "--out", str(tmp_path / "out"), "--base-url",
+                      "http://127.0.0.1:9/v1", "--model", "m")  # fmt: skip
     assert result.code == 2
     for problem in ("unknown key(s) colour", "test must be a non-empty string", "kind must be one of",
                     "hidden: missing"):  # fmt: skip
@@ -90,13 +90,13 @@ def test_swebench_instances_run_as_an_eval(tmp_path: Path) -> None:
         "instance_id": "acme__calc-1", "repo": "acme/calc", "base_commit": base,
         "problem_statement": "add() subtracts.", "test_cmd": "python3 -c 'import calc; assert calc.add(2, 3) == 5'",
     }]))  # fmt: skip
-    unknown = run_cli("eval", "--from-swebench", str(instances), "--repos-dir", str(tmp_path / "mirrors"), "--tasks",
-                      "nope", "--base-url", "http://127.0.0.1:9/v1", "--model", "m")  # fmt: skip
+    unknown = run_main("eval", "--from-swebench", str(instances), "--repos-dir", str(tmp_path / "mirrors"), "--tasks",
+                       "nope", "--base-url", "http://127.0.0.1:9/v1", "--model", "m")  # fmt: skip
     assert unknown.code == 2 and "no instance 'nope'" in unknown.stderr
     with ScriptedServer({"steps": solving("calc.py", "def add(a, b):\n    return a + b\n")}) as server:
-        result = run_cli("eval", "--from-swebench", str(instances), "--repos-dir", str(tmp_path / "mirrors"), "--out",
-                         str(tmp_path / "out"), "--base-url", server.base_url, "--model", "scripted-model", env=FAST,
-                         timeout=120)  # fmt: skip
+        result = run_main("eval", "--from-swebench", str(instances), "--repos-dir", str(tmp_path / "mirrors"), "--out",
+                          str(tmp_path / "out"), "--base-url", server.base_url, "--model", "scripted-model", env=FAST,
+                          timeout=120)  # fmt: skip
     assert result.code == 0, result.stderr
     card = json.loads((tmp_path / "out" / "scorecard.json").read_text())
     assert card["suite"] == {"name": "instances", "version": "swebench", "tasks": 1, "folder": str(instances)}

@@ -1,6 +1,6 @@
 """A suite is untrusted input: only its regular files inside the suite folder are copied or read, bounded;
 what the tasks hide (hidden tests, solutions) stays out of the agent's sandbox while it works; and `eval
-compare` refuses a bad scorecard with one clear line. All through the real `sneakycode eval` CLI."""
+compare` refuses a bad scorecard with one clear line. All through `sneakycode eval` (the CLI's main)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from sneakycode.evals.suite import load_suite
 from sneakycode.process.sandbox import probe
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, run_main
 from tests.evals.test_own_suite import make_suite
 
 FAST = {"SNEAKYCODE_RETRY_BACKOFF": "0.01", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
@@ -23,8 +23,8 @@ SECRET = "aws_secret_access_key = AKIA-NOT-FOR-THE-MODEL\n"
 
 def run_suite(suite: Path, out: Path, server: ScriptedServer | None = None, timeout: float = 60) -> CliResult:
     base_url = server.base_url if server is not None else "http://127.0.0.1:9/v1"
-    return run_cli("eval", "--suite", str(suite), "--out", str(out), "--base-url", base_url, "--model",
-                   "scripted-model", env=FAST, timeout=timeout)  # fmt: skip
+    return run_main("eval", "--suite", str(suite), "--out", str(out), "--base-url", base_url, "--model",
+                    "scripted-model", env=FAST, timeout=timeout)  # fmt: skip
 
 
 def every_text_under(folder: Path) -> str:
@@ -53,7 +53,7 @@ def test_a_link_to_a_file_outside_the_suite_never_reaches_the_task_repo_or_the_m
     assert "Traceback" not in result.stderr
     (task / "repo" / "notes.txt").unlink()
     (task / "hidden" / "creds.sh").symlink_to(secret)
-    check = run_cli("eval", "check", "--suite", str(suite))
+    check = run_main("eval", "check", "--suite", str(suite))
     assert check.code == 2 and f"{task / 'hidden' / 'creds.sh'}: a link leaving the suite folder" in check.stderr
     assert "AKIA" not in check.stdout + check.stderr
 
@@ -67,7 +67,7 @@ def test_a_link_inside_the_suite_is_copied_as_the_file_it_names(tmp_path: Path) 
     (suite / "tasks" / "greet-name" / "repo" / "shared.txt").symlink_to(shared)
     (task,) = load_suite(str(suite)).tasks
     assert task.files == ["greet.sh", "shared.txt"]
-    check = run_cli("eval", "check", "--suite", str(suite))
+    check = run_main("eval", "check", "--suite", str(suite))
     assert check.code == 0, check.stdout + check.stderr
 
 
@@ -119,8 +119,8 @@ def test_the_installed_suite_is_hidden_from_the_agents_commands(tmp_path: Path) 
     steps = [{"tool_calls": [{"name": "run_command", "arguments": {"command": command}}]}, {"content": "Done."}]
     out = tmp_path / "peek"
     with ScriptedServer({"steps": steps}) as server:
-        result = run_cli("eval", "--tasks", "py-slugify", "--workers", "1", "--out", str(out), "--base-url",
-                         server.base_url, "--model", "scripted-model", env=FAST, timeout=240)  # fmt: skip
+        result = run_main("eval", "--tasks", "py-slugify", "--workers", "1", "--out", str(out), "--base-url",
+                          server.base_url, "--model", "scripted-model", env=FAST, timeout=240)  # fmt: skip
     assert result.code == 0, result.stderr
     (line,) = [json.loads(text) for text in (out / "attempt-1" / "results.jsonl").read_text().splitlines()]
     records = [json.loads(text) for text in Path(line["transcript"]).read_text().splitlines()]
@@ -173,13 +173,13 @@ def test_bad_scorecards_give_a_clear_error_fast(tmp_path: Path) -> None:
     write("list.json", "[1, 2]", "is not an eval scorecard")
     for name, (_, said) in bad.items():
         started = time.monotonic()
-        result = run_cli("eval", "compare", str(good), str(tmp_path / name), timeout=30)
+        result = run_main("eval", "compare", str(good), str(tmp_path / name), timeout=30)
         assert time.monotonic() - started < 20, name
         assert result.code == 2, (name, result.stderr)
         assert said in result.stderr and str(tmp_path / name) in result.stderr, (name, result.stderr)
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
         assert result.stdout == "" and "\x1b" not in result.stderr
-    same = run_cli("eval", "compare", str(good), str(good))
+    same = run_main("eval", "compare", str(good), str(good))
     assert same.code == 0 and "| py-slugify | yes / yes |" in same.stdout, same.stderr
 
 
@@ -200,9 +200,9 @@ def test_another_tasks_tested_copy_is_hidden_from_the_agents_commands(tmp_path: 
                  {"tool_calls": [{"name": "run_command", "arguments": {"command": f"cat {tested}; echo peeked"}}]},
                  {"content": "Done."}]  # fmt: skip
         with ScriptedServer({"steps": steps}) as server:
-            result = run_cli("eval", "--tasks", "py-paginate,py-slugify", "--workers", "1", "--out", str(out),
-                             "--base-url", server.base_url, "--model", "scripted-model", env=FAST,
-                             timeout=240)  # fmt: skip
+            result = run_main("eval", "--tasks", "py-paginate,py-slugify", "--workers", "1", "--out", str(out),
+                              "--base-url", server.base_url, "--model", "scripted-model", env=FAST,
+                              timeout=240)  # fmt: skip
         assert result.code == 0, result.stderr
         assert tested.is_file()  # it is there once the first task was tested
         lines = [json.loads(text) for text in (out / "attempt-1" / "results.jsonl").read_text().splitlines()]

@@ -1,5 +1,6 @@
 """Hooks end to end (issue 15): Claude Code-style hook scripts configured in TOML or `.claude/settings.json`, run
-by the real `sneakycode -p` against the scripted server; each test asserts what the user or the model sees."""
+by `sneakycode -p` (its main, in process) against the scripted server; each test asserts what the user or the model
+sees."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from sneakycode.config import user_config_path
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, project_config, run_cli
+from tests.conftest import CliResult, project_config, run_main
 from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 
 
@@ -38,8 +39,8 @@ def user_config(text: str) -> None:
 
 def run(ws: Path, steps: list[dict[str, Any]], *flags: str, task: str = "Do it") -> tuple[CliResult, ScriptedServer]:
     with ScriptedServer({"models": ["m"], "steps": steps}) as server:
-        result = run_cli("-p", task, "--base-url", server.base_url, "--model", "m", "--workspace", str(ws), *flags,
-                         env=ENV)
+        result = run_main("-p", task, "--base-url", server.base_url, "--model", "m", "--workspace", str(ws), *flags,
+                          env=ENV)
     return result, server
 
 
@@ -145,7 +146,7 @@ def test_a_project_hook_does_not_run_before_the_user_trusts_the_workspace(ws: Pa
     assert result.code == 0, result.stderr
     assert (ws / "first.txt").exists() and not (tmp_path / "seen.json").exists()
     assert "hooks.PreToolUse" in result.stderr  # named among what the untrusted file asked for
-    assert run_cli("trust", "--workspace", str(ws)).code == 0
+    assert run_main("trust", "--workspace", str(ws)).code == 0
     result, server = run(ws, [call("run_command", command="touch second.txt"), finish("done")], "--yes")
     assert not (ws / "second.txt").exists()
     assert tool_results(server.chat_requests[1])[-1].startswith("Error [blocked_by_hook]")
@@ -159,7 +160,7 @@ def test_claude_code_settings_hooks_run_once_trusted(ws: Path, tmp_path: Path) -
     result, _ = run(ws, [call("run_command", command="touch first.txt"), finish("done")], "--yes")
     assert (ws / "first.txt").exists()
     assert "settings.json comes with the repository and asks to run 1 hook command" in result.stderr
-    trusted = run_cli("trust", "--workspace", str(ws))
+    trusted = run_main("trust", "--workspace", str(ws))
     assert trusted.code == 0 and "settings.json" in trusted.stdout
     result, server = run(ws, [call("run_command", command="touch second.txt"), finish("done")], "--yes")
     assert not (ws / "second.txt").exists()

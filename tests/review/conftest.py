@@ -1,4 +1,4 @@
-"""A real git repository in tmp, and the real `sneakycode review` against the scripted server."""
+"""A real git repository in tmp, and `sneakycode review` (the CLI's main, in process) against the scripted server."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, run_main
 
 LOOPBACK = {"NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost", "SNEAKYCODE_RETRY_BACKOFF": "0.01"}
 CALC = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
@@ -51,8 +51,8 @@ def answer(summary: str, *found: dict[str, Any]) -> dict[str, Any]:
 
 
 def review(server: ScriptedServer, repo: Path, *flags: str, env: dict[str, str] | None = None) -> CliResult:
-    return run_cli("review", "--base-url", server.base_url, "--model", "scripted-model", "--workspace", str(repo),
-                   *flags, env={**LOOPBACK, **(env or {})}, timeout=120)
+    return run_main("review", "--base-url", server.base_url, "--model", "scripted-model", "--workspace", str(repo),
+                    *flags, env={**LOOPBACK, **(env or {})}, timeout=120)
 
 
 def diff_sent(server: ScriptedServer, request: int = 0) -> str:

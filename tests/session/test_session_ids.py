@@ -12,7 +12,7 @@ from sneakycode.api.options import Options
 from sneakycode.api.settings import load_options
 from sneakycode.errors import ConfigError
 from sneakycode.session.folders import checked_session_id, list_sessions, load_session, new_session
-from tests.conftest import run_cli
+from tests.conftest import run_main
 
 
 def plant(folder: Path, ws: Path, session_id: str | None = None) -> dict[str, str]:
@@ -77,8 +77,8 @@ def test_commands_refuse_a_session_id_that_is_a_path_and_touch_nothing_there(
         ws: Path, state: Path, tmp_path: Path, argv: list[str]) -> None:
     planted = tmp_path / "planted"
     files = plant(planted, ws.resolve())
-    done = run_cli(*[arg.format(planted=planted) for arg in argv], "--workspace", str(ws),
-                   env={"SNEAKYCODE_STATE_DIR": str(state), "SNEAKYCODE_BASE_URL": "http://127.0.0.1:9/v1",
+    done = run_main(*[arg.format(planted=planted) for arg in argv], "--workspace", str(ws),
+                    env={"SNEAKYCODE_STATE_DIR": str(state), "SNEAKYCODE_BASE_URL": "http://127.0.0.1:9/v1",
                         "SNEAKYCODE_PROVIDER": "custom", "SNEAKYCODE_MODEL": "m", "OPENAI_API_KEY": "unused"})
     assert done.code == 2, (done.stdout, done.stderr)
     assert "is not a session id" in done.stderr and "Traceback" not in done.stderr
@@ -89,5 +89,5 @@ def test_commands_refuse_a_session_id_that_is_a_path_and_touch_nothing_there(
 def test_sessions_lists_only_the_sessions_inside_the_state_folder(ws: Path, state: Path, tmp_path: Path) -> None:
     plant(tmp_path / "outside", ws.resolve(), session_id="linked")
     (state / "sessions" / "linked").symlink_to(tmp_path / "outside")
-    listed = run_cli("sessions", "--workspace", str(ws), env={"SNEAKYCODE_STATE_DIR": str(state)})
+    listed = run_main("sessions", "--workspace", str(ws), env={"SNEAKYCODE_STATE_DIR": str(state)})
     assert listed.code == 0 and "No saved sessions" in listed.stdout, listed

@@ -20,7 +20,7 @@ from sneakycode.session.folders import new_session
 from sneakycode.session.transcript import TRANSCRIPT, load_transcript
 from sneakycode.tools.context import open_tool_context
 from tests.agent.test_loop import Approver, Events, ScriptedModel, finish, reply, tc
-from tests.conftest import run_cli
+from tests.conftest import run_main
 
 TASKS = [{"id": "1", "content": "Fix it", "status": "in_progress"}]
 
@@ -126,9 +126,9 @@ def test_asking_for_a_session_that_cannot_be_resumed_says_why(ws: Path, tmp_path
 
 
 def test_sessions_command_lists_this_workspaces_sessions(ws: Path) -> None:
-    assert "No saved sessions" in run_cli("sessions", "--workspace", str(ws)).stdout
+    assert "No saved sessions" in run_main("sessions", "--workspace", str(ws)).stdout
     session, _, _ = run_session(ws, [reply(text="Hi.")], "Explain   the\nparser module")
-    listed = run_cli("sessions", "--workspace", str(ws))
+    listed = run_main("sessions", "--workspace", str(ws))
     assert listed.code == 0, listed.stderr
     line = next(line for line in listed.stdout.splitlines() if line.startswith(session.ctx.session_id))
     assert "answered" in line and "Explain the parser module" in line

@@ -12,7 +12,7 @@ from sneakycode.session.journal import Journal
 from sneakycode.session.undo import UndoReport, undo_session
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
-from tests.conftest import call, run_cli
+from tests.conftest import call, run_cli, run_main
 from tests.faces.cli.test_rewind import OUTSIDE_TEXT, files_below, swapping
 
 
@@ -157,31 +157,31 @@ def test_undo_never_writes_through_a_folder_that_now_leads_outside(ctx: ToolCont
 def test_cli_undo_restores_the_bytes_of_a_real_edit(ws: Path) -> None:
     original = b"def greet():\r\n    return 'hi'\r\n"
     (ws / "app.py").write_bytes(original)
-    edited = run_cli(
+    edited = run_main(
         "tool", "read_file", json.dumps({"file_path": "app.py"}),
         "str_replace", json.dumps({"file_path": "app.py", "old_str": "return 'hi'", "new_str": "return 'hello'"}),
         "--workspace", str(ws), cwd=ws,
     )
     assert edited.code == 0, edited.stdout + edited.stderr
     assert (ws / "app.py").read_bytes() == b"def greet():\r\n    return 'hello'\r\n"
-    undone = run_cli("undo", "--workspace", str(ws), cwd=ws)
+    undone = run_main("undo", "--workspace", str(ws), cwd=ws)
     assert undone.code == 0, undone.stderr
     assert "restored app.py" in undone.stdout and "Undid 1 change(s)" in undone.stdout
     assert (ws / "app.py").read_bytes() == original
-    again = run_cli("undo", "--workspace", str(ws), cwd=ws)
+    again = run_main("undo", "--workspace", str(ws), cwd=ws)
     assert again.code == 0 and "Nothing left to undo" in again.stdout
 
 
 def test_cli_undo_refuses_with_the_reason_and_forces(ws: Path) -> None:
     (ws / "app.py").write_text("x = 1\n")
-    run_cli("tool", "read_file", '{"file_path": "app.py"}', "str_replace",
-            '{"file_path": "app.py", "old_str": "x = 1", "new_str": "x = 2"}', cwd=ws)
+    run_main("tool", "read_file", '{"file_path": "app.py"}', "str_replace",
+             '{"file_path": "app.py", "old_str": "x = 1", "new_str": "x = 2"}', cwd=ws)
     (ws / "app.py").write_text("x = 2\ny = 3\n")
-    refused = run_cli("undo", cwd=ws)
+    refused = run_main("undo", cwd=ws)
     assert refused.code == 1
     assert "app.py: its content changed after SneakyCode's change" in refused.stderr
     assert (ws / "app.py").read_text() == "x = 2\ny = 3\n"
-    forced = run_cli("undo", "--force", cwd=ws)
+    forced = run_main("undo", "--force", cwd=ws)
     assert forced.code == 0 and (ws / "app.py").read_text() == "x = 1\n"
 
 
@@ -192,17 +192,17 @@ def test_cli_undo_steps_session_and_usage_errors(ws: Path, tmp_path: Path) -> No
     read_and_replace(first, "a.txt", "2", "3")
     later = open_tool_context(load_settings(ws))
     assert call(later, "write_file", file_path="b.txt", content="b\n").success
-    by_id = run_cli("undo", "--session", first.session_id, "--steps", "1", cwd=ws)
+    by_id = run_main("undo", "--session", first.session_id, "--steps", "1", cwd=ws)
     assert by_id.code == 0 and (ws / "a.txt").read_text() == "2\n" and (ws / "b.txt").exists()
-    other = run_cli("undo", "--session", later.session_id, cwd=ws)
+    other = run_main("undo", "--session", later.session_id, cwd=ws)
     assert other.code == 0 and not (ws / "b.txt").exists() and (ws / "a.txt").read_text() == "2\n"
-    assert run_cli("undo", "--steps", "0", cwd=ws).code == 2
-    assert run_cli("undo", "--session", "no-such-session", cwd=ws).code == 1
+    assert run_main("undo", "--steps", "0", cwd=ws).code == 2
+    assert run_main("undo", "--session", "no-such-session", cwd=ws).code == 1
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    wrong_place = run_cli("undo", "--session", first.session_id, "--workspace", str(elsewhere), cwd=ws)
+    wrong_place = run_main("undo", "--session", first.session_id, "--workspace", str(elsewhere), cwd=ws)
     assert wrong_place.code == 1 and "run it with --workspace" in wrong_place.stderr
-    nothing = run_cli("undo", cwd=elsewhere)
+    nothing = run_main("undo", cwd=elsewhere)
     assert nothing.code == 0 and "Nothing to undo" in nothing.stdout
 
 
@@ -224,13 +224,14 @@ def test_cli_undo_never_writes_or_removes_outside_while_a_folder_is_swapped(ws: 
         argv += ["make_dir", json.dumps({"directory_path": f"sub/dir{index}"})]
         argv += ["read_file", json.dumps({"file_path": f"sub/edited{index}.txt"})]
         argv += ["write_file", json.dumps({"file_path": f"sub/edited{index}.txt", "content": "edited\n"})]
-    assert run_cli("tool", *argv, "--workspace", str(ws)).code == 0
+    assert run_main("tool", *argv, "--workspace", str(ws)).code == 0
     outside_before = files_below(outside)
 
     rounds = 0
     with swapping(ws, outside):
         deadline = time.monotonic() + 8.0
         while rounds < 2 or time.monotonic() < deadline:
+            # A process of its own: in this one, the undo and the swapping thread would take turns on the GIL.
             result = run_cli("undo", "--force", "--steps", "10", "--workspace", str(ws))
             rounds += 1
             assert "Traceback" not in result.stderr + result.stdout

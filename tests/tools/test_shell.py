@@ -115,6 +115,7 @@ def test_large_output_shows_head_and_tail_with_exact_cut_and_saves_everything(sc
     assert result.data["output_path"] == str(saved)
 
 
+@pytest.mark.slow  # 2 GB through a pipe, read by the tool: CPU-bound, 5-20 s
 def test_a_flood_of_gigabytes_keeps_memory_bounded(ws: Path) -> None:
     script = """
 import json, resource, sys

@@ -34,6 +34,15 @@ def base_prompt(tools: tuple[Tool, ...] | None = None) -> str:
     return "\n".join([CONVENTIONS, *(f"- {t.guidance}" for t in offered if t.guidance)])
 
 
+def added_folders(workspace: Workspace) -> list[str]:
+    """The extra roots (`--add-dir`) as a section, when there are any: the model reaches them by absolute path."""
+    if not workspace.extra_roots:
+        return []
+    listed = "\n".join(f"- {root}" for root in workspace.extra_roots)
+    return ["# Added folders\nBesides the workspace root, these folders are part of the workspace: read, search "
+            "and edit in them by absolute path, under the same permission rules.\n" + listed]
+
+
 def build_system_prompt(
     workspace: Workspace,
     max_project_chars: int = MAX_PROJECT_CHARS,
@@ -44,7 +53,7 @@ def build_system_prompt(
     """The base prompt for the offered `tools` (None: all), the `skills` section (names and descriptions,
     already within its budget), then each project instruction file that exists, within max_project_chars in
     total. Why a file that exists was not used is appended to `notices`."""
-    parts = [base_prompt(tools), *([skills] if skills else [])]
+    parts = [base_prompt(tools), *([skills] if skills else []), *added_folders(workspace)]
     budget = max_project_chars
     for name in PROJECT_FILES:
         if not os.path.lexists(workspace.root / name):

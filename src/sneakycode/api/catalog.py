@@ -60,34 +60,34 @@ class SettingInfo:
 class CatalogVerbs:
     """Mixed into `Session`: listings."""
 
-    parts: Parts
+    _parts: Parts
     loaded: LoadedSettings
     _running: threading.Lock
 
     def commands(self) -> list[tuple[str, str]]:
         """(name, one line of help) for every `/NAME` that `run` expands: custom commands, skills, MCP prompts."""
-        return self.parts.extensions.slash_entries()
+        return self._parts.extensions.slash_entries()
 
     def has_command(self, name: str) -> bool:
         """Whether `/name` is a custom command, skill or MCP prompt of the session (what `run` expands)."""
-        return self.parts.extensions.find(name) is not None
+        return self._parts.extensions.find(name) is not None
 
     def skills(self) -> list[SkillInfo]:
-        return [SkillInfo(s.name, s.description, s.folder) for s in self.parts.extensions.skills.skills]
+        return [SkillInfo(s.name, s.description, s.folder) for s in self._parts.extensions.skills.skills]
 
     def subagents(self) -> list[SubagentInfo]:
         return [SubagentInfo(d.name, d.description, d.source, None if d.tools is None else tuple(d.tools), d.model)
-                for d in self.parts.subagents.definitions.values()]
+                for d in self._parts.subagents.definitions.values()]
 
     def mcp_servers(self) -> list[McpServerInfo]:
-        return [McpServerInfo(r.name, r.status, r.tools, r.target, r.origin, r.detail) for r in self.parts.mcp.rows()]
+        return [McpServerInfo(r.name, r.status, r.tools, r.target, r.origin, r.detail) for r in self._parts.mcp.rows()]
 
     def offered_models(self, timeout: float = MODELS_TIMEOUT) -> list[str]:
         """The model ids the main model's server lists (`GET /models`); an OSError or ValueError when it does
         not answer so."""
         from sneakycode.agent.model.providers import list_models
 
-        config = self.parts.config
+        config = self._parts.config
         return list_models(config.base_url, config.api_key, timeout)
 
     def settings_report(self, defaults: bool = False) -> list[SettingInfo]:
@@ -96,7 +96,7 @@ class CatalogVerbs:
         from sneakycode.config.sources import flatten
 
         values = flatten(self.loaded.settings.model_dump(mode="json"))
-        switched = self.parts.config.model if self.parts.config.model != values.get("model") else None
+        switched = self._parts.config.model if self._parts.config.model != values.get("model") else None
         if switched is not None:
             values["model"] = switched
         found = []
@@ -110,7 +110,7 @@ class CatalogVerbs:
     def kill_job(self, job_id: int) -> dict[str, object] | None:
         """End background job `job_id` (process group, SIGTERM then SIGKILL) and return its summary; None when
         the session has no such job."""
-        jobs = self.parts.ctx.session.jobs
+        jobs = self._parts.ctx.session.jobs
         if not jobs.started:
             return None
         table = jobs.table()

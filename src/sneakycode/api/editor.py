@@ -37,14 +37,14 @@ def offered_tool(session: Session | None, name: str) -> Tool | None:
     the built-in one by that name."""
     from sneakycode.tools.registry import get_tool
 
-    offered = session.parts.agent.gate.offered if session is not None else None
+    offered = session._parts.agent.gate.offered if session is not None else None
     return offered.get(name) if offered is not None else get_tool(name)
 
 
 def read_through(session: Session, text_of: Callable[[Path], str | None]) -> None:
     """Every file the session's tools read is asked of `text_of` first (the editor's buffer, unsaved changes
     included); None from it means the disk. The workspace checks the path before `text_of` is asked."""
-    session.parts.ctx.workspace.editor_text = text_of
+    session._parts.ctx.workspace.editor_text = text_of
 
 
 def effort_levels(session: Session) -> tuple[str, ...]:
@@ -66,7 +66,7 @@ def set_reasoning_effort(session: Session, effort: str) -> None:
     `effort` is not one of low, medium, high."""
     if effort not in effort_levels(session):
         raise ValueError(f"{session.config.model} takes no reasoning effort {effort!r}")
-    parts = session.parts
+    parts = session._parts
     parts.config = replace(parts.config, reasoning_effort=effort)
     model: Any = parts.agent.model
     if hasattr(model, "config"):  # the OpenAI-compatible client reads its config on every request
@@ -74,12 +74,12 @@ def set_reasoning_effort(session: Session, effort: str) -> None:
 
 
 def workspace_root(session: Session) -> Path:
-    return session.parts.ctx.workspace.root
+    return session._parts.ctx.workspace.root
 
 
 def images_taken(session: Session) -> bool:
     """Whether the model in use now takes images."""
-    return session.parts.ctx.supports_images
+    return session._parts.ctx.supports_images
 
 
 def read_for_user(session: Session, path: str) -> ToolResult:
@@ -88,7 +88,7 @@ def read_for_user(session: Session, path: str) -> ToolResult:
     from sneakycode.tools.registry import all_tools
 
     reader = next(found.name for found in all_tools() if found.records_read)  # found by its facet
-    return session.parts.agent.gate.run_direct(reader, {"file_path": path})
+    return session._parts.agent.gate.run_direct(reader, {"file_path": path})
 
 
 def image_of(raw: bytes, label: str) -> ImagePart:
@@ -103,7 +103,7 @@ def absolute_path(session: Session, path: str) -> str:
     """A workspace path as the absolute path an editor opens (resolved by the workspace guard when it can)."""
     from sneakycode.errors import ToolError
 
-    workspace = session.parts.ctx.workspace
+    workspace = session._parts.ctx.workspace
     try:
         return str(workspace.resolve(path))
     except ToolError:
@@ -119,7 +119,7 @@ def proposed_edit(session: Session, found: Tool, arguments: dict[str, Any]) -> P
     if found.proposed is None:
         return None
     try:
-        return found.proposed(validate(found, arguments), session.parts.ctx)
+        return found.proposed(validate(found, arguments), session._parts.ctx)
     except (ToolError, OSError):
         return None
 
@@ -130,7 +130,7 @@ def written_text(session: Session, path: str) -> tuple[Path, str] | None:
     editor reloads those from the disk itself)."""
     from sneakycode.errors import ToolError
 
-    workspace = session.parts.ctx.workspace
+    workspace = session._parts.ctx.workspace
     try:
         opened = workspace.open_file(path)
         with opened.fh:

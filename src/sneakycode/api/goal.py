@@ -16,7 +16,8 @@ the same mechanism that keeps `.git/hooks` out of reach. When the main model's r
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 CHECK_TIMEOUT = 300  # seconds a check may run by default; then its process group is killed
 ATTEMPT_RULES = ("first", "vote")
+ESCALATIONS = ("after", "never", "now")
 _ENDED = ("finished", "answered")
 
 Step = Callable[[str, bool], Result]
@@ -49,6 +51,8 @@ def check_goal_options(options: Options) -> None:
         raise ConfigError(f"--attempts must be at least 1, got {options.attempts}")
     if options.attempt_rule not in ATTEMPT_RULES:
         raise ConfigError(f"--attempt-rule must be one of {', '.join(ATTEMPT_RULES)}, not {options.attempt_rule!r}")
+    if options.escalate not in ESCALATIONS:
+        raise ConfigError(f"--escalate must be one of {', '.join(ESCALATIONS)}, not {options.escalate!r}")
 
 
 @dataclass(frozen=True)
@@ -106,18 +110,18 @@ def named_files(command: str, workspace: Workspace) -> list[Path]:
 
 def run_check(session: Session, goal: Goal) -> dict[str, Any]:
     """Run the check once, as the user's own run_command call (api docstring above); its bounded outcome."""
-    result = session.agent.gate.run_direct("run_command", {"command": goal.command, "timeout": goal.timeout})
+    result = session._agent.gate.run_direct("run_command", {"command": goal.command, "timeout": goal.timeout})
     return {
         "command": goal.command, "passed": result.success, "exit_code": result.data.get("exit_code"),
         "code": None if result.success else str(result.code), "output": result.render(),
-        "timed_out": bool(result.data.get("timed_out")), "files": goal.shown_files(session.ctx.workspace),
+        "timed_out": bool(result.data.get("timed_out")), "files": goal.shown_files(session._ctx.workspace),
     }  # fmt: skip
 
 
 def run_goal(session: Session, prompt: str, step: Step) -> Result:
     """Work on `prompt` until the goal's check passes or a budget ends it (the module docstring says how)."""
-    options, agent = session.options, session.agent
-    workspace = session.ctx.workspace
+    options, agent = session.options, session._agent
+    workspace = session._ctx.workspace
     goal = goal_for(options, workspace, session.loaded.settings.tools.shell.max_timeout)
     agent.cancel.clear()  # a cancel of an earlier request is not this one's (run_turn clears it the same way)
     workspace.held = dict(goal.files)
@@ -133,10 +137,18 @@ def run_goal(session: Session, prompt: str, step: Step) -> Result:
         rounds = _Rounds(session, goal, step)
         first = (f"{prompt}\n\nThis request is done when the check `{goal.command}` passes (exit code 0); it fails "
                  f"now. Its files are read-only for this run: {', '.join(check['files']) or '(none named)'}.")
+        if options.escalate == "now":
+            with on_fallback(session) as fallback:
+                if fallback is None:
+                    return ended(session, "error", "--escalate now needs a fallback model: set [models] fallback.",
+                                 {**check, "rounds": 0})
+                session._notice(f"{fallback} (the fallback model) works on this goal from the start.")
+                return rounds.run(first, check, agent.max_turns)
         outcome = rounds.run(first, check, agent.max_turns)
         # The fallback takes over rounds the main model spent; a session budget used up (tokens, cost, time)
         # would stop it at once, so then there is nothing to hand over.
-        if outcome.status == "turn_limit" and outcome.check is not None and not outcome.check["passed"]:
+        if (options.escalate == "after" and outcome.status == "turn_limit" and outcome.check is not None
+                and not outcome.check["passed"]):
             outcome = escalate(session, rounds, prompt, outcome) or outcome
         return outcome
     finally:
@@ -154,7 +166,7 @@ class _Rounds:
 
     def run(self, request: str, check: dict[str, Any], max_turns: int) -> Result:
         """Requests until the check passes or a budget ends them; `max_turns` counts all of these requests."""
-        session, agent = self.session, self.session.agent
+        session, agent = self.session, self.session._agent
         kept = agent.max_turns
         try:
             while True:
@@ -180,7 +192,7 @@ class _Rounds:
 
     def budget_stop(self, max_turns: int) -> tuple[Any, str, str] | None:
         """Why the goal stops although the check still fails: its turns, or a session budget used up."""
-        keeper = self.session.agent.budgets
+        keeper = self.session._agent.budgets
         which = keeper.exhausted()
         failing = f" The check `{self.goal.command}` still fails."
         if which is not None:
@@ -209,37 +221,47 @@ class _Rounds:
         return replace(last, message=message, turns=self.turns, tool_calls=self.tool_calls,
                        usage=self.usage or last.usage, check={**check, "rounds": self.rounds, "already_passing": False},
                        solved_by=self.session.model if solved else None, models=per_model(self.session),
-                       cost=self.session.agent.spending.report())  # fmt: skip
+                       cost=self.session._agent.spending.report())  # fmt: skip
 
 
 def escalate(session: Session, rounds: _Rounds, prompt: str, failed: Result) -> Result | None:
-    """The fallback model's turn after the main one's rounds failed the check: bound like any model (its price
-    checked), run under its own cost cap, then the main model is put back. None without a fallback."""
-    from sneakycode.api.binding import ModelBinding, fallback_cost_cap
-
-    models = session.parts.models
-    if session.loaded.settings.models.fallback is None or models is None:
-        return None
-    binding = ModelBinding.for_model(None, "fallback", models)
-    binding.charge_to(session.agent.spending)
-    keeper = session.agent.budgets
-    own_cap = fallback_cost_cap(session.loaded)
-    kept_budgets = keeper.budgets
-    if own_cap is not None:  # the cap counts from here: what the main model spent is not the fallback's
-        spent = keeper.spending.cost
-        total = spent + own_cap
-        keeper.budgets = replace(kept_budgets, max_cost=total if kept_budgets.max_cost is None
-                                 else min(total, kept_budgets.max_cost))
-    main = session._use_main(binding)
-    session._notice(f"The check still fails after {main.model}'s rounds: {binding.name} (the fallback model) "
-                    "takes over.")
-    try:
+    """The fallback model's turn after the main one's rounds failed the check. None without a fallback."""
+    main = session.model
+    with on_fallback(session) as fallback:
+        if fallback is None:
+            return None
+        session._notice(f"The check still fails after {main}'s rounds: {fallback} (the fallback model) takes over.")
         check = failed.check or {}
         request = (f"{prompt}\n\nAnother model worked on this and the check `{rounds.goal.command}` still fails. "
                    f"Its output:\n{check.get('output', '')}\n\nMake the check pass (exit code 0); its files are "
                    "read-only for this run.")
         # The fallback gets max_turns of its own: it starts where the main model left off, not at zero.
-        return rounds.run(request, check, rounds.turns + session.agent.max_turns)
+        return rounds.run(request, check, rounds.turns + session._agent.max_turns)
+
+
+@contextmanager
+def on_fallback(session: Session) -> Iterator[str | None]:
+    """The fallback model ([models] fallback) in the main model's place while the block runs, bound like any
+    model (its price checked), under its own cost cap counted from here; the main model is put back after.
+    Yields its name, or None when no fallback is set (nothing changes)."""
+    from sneakycode.api.binding import ModelBinding, fallback_cost_cap
+
+    models = session._parts.models
+    if session.loaded.settings.models.fallback is None or models is None:
+        yield None
+        return
+    binding = ModelBinding.for_model(None, "fallback", models)
+    binding.charge_to(session._agent.spending)
+    keeper = session._agent.budgets
+    own_cap = fallback_cost_cap(session.loaded)
+    kept_budgets = keeper.budgets
+    if own_cap is not None:  # the cap counts from here: what the main model spent is not the fallback's
+        total = keeper.spending.cost + own_cap
+        keeper.budgets = replace(kept_budgets, max_cost=total if kept_budgets.max_cost is None
+                                 else min(total, kept_budgets.max_cost))
+    main = session._use_main(binding)
+    try:
+        yield binding.name
     finally:
         keeper.budgets = kept_budgets
         session._use_main(ModelBinding.for_model(main.model, "main", models))
@@ -262,10 +284,10 @@ def check_line(check: dict[str, Any], rounds: int) -> str:
 
 def per_model(session: Session) -> dict[str, dict[str, Any]]:
     """Tokens and cost by model name (the loop counts the start-up model's requests under "main")."""
-    models = session.parts.models
+    models = session._parts.models
     start = models.main.model if models is not None else session.model
     merged: dict[str, dict[str, Any]] = {}
-    for name, spent in session.agent.spending.by_model.items():
+    for name, spent in session._agent.spending.by_model.items():
         mine = merged.setdefault(start if name == "main" else name, {"prompt_tokens": 0, "completion_tokens": 0,
                                                                       "usd": 0.0})
         for key, value in spent.items():
@@ -276,5 +298,5 @@ def per_model(session: Session) -> dict[str, dict[str, Any]]:
 def ended(session: Session, status: Any, message: str, check: dict[str, Any]) -> Result:
     """A goal that ends without asking the model anything (already passing, or the check cannot run)."""
     return Result(status=status, message=message, session_id=session.session_id, check=check,
-                  cost=session.agent.spending.report(), models=per_model(session),
+                  cost=session._agent.spending.report(), models=per_model(session),
                   solved_by=None, jobs=session.jobs())

@@ -94,23 +94,23 @@ def other_sessions(parts: Parts, loaded: LoadedSettings) -> list[SessionInfo]:
 class HistoryVerbs:
     """Mixed into `Session`: its conversation, its neighbours and its changes."""
 
-    parts: Parts
+    _parts: Parts
     loaded: LoadedSettings
     _running: threading.Lock
 
     def history(self) -> list[dict[str, Any]]:
         """The conversation as chat messages (system prompt first), as a copy."""
-        return [dict(message) for message in self.parts.agent.history]
+        return [dict(message) for message in self._parts.agent.history]
 
     def export_markdown(self) -> str:
         """The conversation as Markdown, titled with the session's id (`/export`)."""
-        return conversation_markdown(self.parts.agent.history, f"SneakyCode session {self.parts.ctx.session_id}")
+        return conversation_markdown(self._parts.agent.history, f"SneakyCode session {self._parts.ctx.session_id}")
 
     def saved_sessions(self, limit: int = 10) -> list[SavedSession]:
         """The workspace's other saved sessions, newest first (at most `limit`): what `resume(id)` continues."""
         from sneakycode.session.transcript import TRANSCRIPT, load_transcript
 
-        found = other_sessions(self.parts, self.loaded)[::-1][:limit]
+        found = other_sessions(self._parts, self.loaded)[::-1][:limit]
         return [SavedSession(info.id, info.created, load_transcript(info.dir / TRANSCRIPT).first_prompt)
                 for info in found]
 
@@ -120,7 +120,7 @@ class HistoryVerbs:
         from sneakycode.session.journal import Journal
         from sneakycode.session.shadow_git import ShadowRepo
 
-        ctx = self.parts.ctx
+        ctx = self._parts.ctx
         records = read_records(ctx.session_dir)
         first = next((record for record in records if record.kind == "before"), None)
         if first is not None:
@@ -136,14 +136,15 @@ class HistoryVerbs:
         from sneakycode.session.undo import undo_session
 
         with self._running:
-            ctx = self.parts.ctx
-            return undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=steps, force=False)
+            ctx = self._parts.ctx
+            return undo_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, steps=steps, force=False,
+                                extra_roots=ctx.workspace.extra_roots)
 
     def has_undoable_changes(self) -> bool:
         """Whether the session's edits left anything for `sneakycode undo` to revert."""
         from sneakycode.session.journal import Journal
 
-        return any(not entry.undone for entry in Journal(self.parts.ctx.session_dir).entries())
+        return any(not entry.undone for entry in Journal(self._parts.ctx.session_dir).entries())
 
     def prompt_history_path(self) -> Path:
         """Where a face keeps what was typed at its prompt, one file per workspace (in the state folder), so

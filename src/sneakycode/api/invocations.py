@@ -22,9 +22,9 @@ def expand(session: Session, line: str) -> Invocation | None:
     cannot be sent; see extensions.invocation). Its notices go to the session's events."""
     if parse_slash(line) is None:
         return None
-    found = invoke(line, session.parts.extensions, session.agent.gate, trusted=session.loaded.trusted)
+    found = invoke(line, session._parts.extensions, session._agent.gate, trusted=session.loaded.trusted)
     for notice in found.notices:
-        session.agent.sink.emit({"type": "notice", "message": notice})
+        session._agent.sink.emit({"type": "notice", "message": notice})
     return found
 
 
@@ -34,11 +34,11 @@ def in_effect(session: Session, invocation: Invocation) -> Iterator[None]:
     bound like any other (api/binding.py): priced, and refused without a price under a cost budget."""
     from sneakycode.api.binding import ModelBinding, close_model
 
-    agent = session.agent
+    agent = session._agent
     before = None
     if invocation.model and invocation.model != session.model:
-        assert session.parts.models is not None
-        binding = ModelBinding.for_model(invocation.model, "command", session.parts.models)
+        assert session._parts.models is not None
+        binding = ModelBinding.for_model(invocation.model, "command", session._parts.models)
         binding.charge_to(agent.spending)
         before = agent.use_model(binding.bound(), fit=False)
     try:
@@ -54,7 +54,7 @@ def with_resources(session: Session, text: str) -> tuple[str, list[ImagePart]]:
     could not be attached is a notice and stays as text."""
     if not resource_mentions(text):
         return text, []
-    attached = attach_resources(text, session.parts.mcp, session.ctx)
+    attached = attach_resources(text, session._parts.mcp, session._ctx)
     for notice in attached.notices:
-        session.agent.sink.emit({"type": "notice", "message": notice})
+        session._agent.sink.emit({"type": "notice", "message": notice})
     return attached.text, attached.images

@@ -122,21 +122,21 @@ def path_completions(root: Path, typed: str, limit: int = MAX_PATH_COMPLETIONS) 
 class MentionVerbs:
     """Mixed into `Session`: a prompt line's mentions and `!cmd`, in the session's workspace and gate."""
 
-    parts: Parts
+    _parts: Parts
 
     @property
     def workspace(self) -> Path:
         """The workspace's root folder (resolved)."""
-        return self.parts.ctx.workspace.root
+        return self._parts.ctx.workspace.root
 
     @property
     def supports_images(self) -> bool:
         """Whether the model in use takes images (after `set_model`, the new one's)."""
-        return self.parts.ctx.supports_images
+        return self._parts.ctx.supports_images
 
     def attach_mentions(self, line: str) -> Mentions:
         """The files and folder listings the line's `@PATH`s attach, read through the session's gate."""
-        return expand_mentions(line, self.parts.agent.gate)
+        return expand_mentions(line, self._parts.agent.gate)
 
     def run_user_command(self, command: str) -> ToolResult:
         """The person's `!cmd`, run in the workspace the way run_command runs the model's (no approval: the
@@ -144,13 +144,13 @@ class MentionVerbs:
         from sneakycode.tools.registry import run
         from sneakycode.tools.shell import RunCommandArgs, run_command
 
-        cancel = self.parts.ctx.cancel
+        cancel = self._parts.ctx.cancel
         cancel.clear()
         try:
-            return run(run_command, RunCommandArgs(command=command), self.parts.ctx)
+            return run(run_command, RunCommandArgs(command=command), self._parts.ctx)
         finally:
             cancel.clear()  # a stop meant for this command must not stop the next request
 
     def complete_path(self, typed: str) -> list[str]:
         """`@PATH` completions in the session's workspace (see `path_completions`)."""
-        return path_completions(self.parts.ctx.workspace.root, typed)
+        return path_completions(self._parts.ctx.workspace.root, typed)

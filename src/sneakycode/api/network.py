@@ -23,15 +23,15 @@ def add_allowed_host(path: Path, host: str) -> None:
 class NetworkVerbs:
     """Mixed into `Session`: `refusals_mark`, `refused_hosts`, `allow_host`."""
 
-    parts: Parts
+    _parts: Parts
 
     def refusals_mark(self) -> int:
         """Where the proxy's refusals stand now: `refused_hosts(mark)` names only those after it."""
-        return self.parts.ctx.session.network.mark()
+        return self._parts.ctx.session.network.mark()
 
     def refused_hosts(self, since: int = 0) -> list[str]:
         """The hosts refused since `since` for not being allowed, each once, those allowed since left out."""
-        network = self.parts.ctx.session.network
+        network = self._parts.ctx.session.network
         denials = network.denials_since(since)
         return list(dict.fromkeys(d.entry for d in denials if d.entry and d.entry not in network.extra_hosts))
 
@@ -41,7 +41,7 @@ class NetworkVerbs:
         allowance stands)."""
         from sneakycode.config import user_config_path
 
-        network = self.parts.ctx.session.network
+        network = self._parts.ctx.session.network
         if host not in network.extra_hosts:
             network.extra_hosts.append(host)
         if not always:

@@ -36,9 +36,12 @@ class Options:
     servers as `[mcp.servers.NAME]` tables would. `isolated` reads no user configuration, no environment
     override, no user skills, commands or agents, and writes nothing outside the workspace and `state_dir`
     (a temporary folder, removed on close, when none is given). `output_schema` (a JSON Schema as a mapping, or
-    the path of a JSON file) makes every request's final answer JSON valid against it (`Result.structured_output`)."""
+    the path of a JSON file) makes every request's final answer JSON valid against it (`Result.structured_output`).
+    `add_dirs` are folders besides the workspace that the tools may read and change (under the same permission
+    rules) and the sandbox binds writable, like `claude --add-dir`; checkpoints cover the workspace only."""
 
     workspace: str | Path | None = None
+    add_dirs: Sequence[str | Path] = ()
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
@@ -84,6 +87,9 @@ class Options:
     attempts: int = 1
     # Without a check, how attempts are compared: "first" to finish, or "vote" by the small model.
     attempt_rule: str = "first"
+    # When `[models] fallback` works on a goal: "after" the main model's rounds fail the check, "never", or "now"
+    # (from the start: what attempts run once every attempt of the main model failed, batch/attempts.py).
+    escalate: str = "after"
 
     def layer(self) -> dict[str, Any]:
         """The configuration layer these options stand for, by dotted key (None fields left out)."""

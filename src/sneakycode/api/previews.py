@@ -55,8 +55,8 @@ def call_arguments(raw: str) -> dict[str, Any] | None:
 class PreviewVerbs:
     """Mixed into `Session`: `proposed_edit` in the session's workspace."""
 
-    parts: Parts
+    _parts: Parts
 
     def proposed_edit(self, tool_name: str, arguments: dict[str, Any]) -> ProposedEdit | str | None:
         """`proposed_edit` (above) against the session's files: what a face shows for an edit call."""
-        return proposed_edit(tool_name, arguments, self.parts.ctx)
+        return proposed_edit(tool_name, arguments, self._parts.ctx)

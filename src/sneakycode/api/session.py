@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sneakycode.agent.titles import write_title
+from sneakycode.api.fanout import DONE, Abandoned, Fanout, StreamedRequest
 from sneakycode.api.options import Options
 from sneakycode.api.result import Result
 from sneakycode.api.settings import load_options, untrusted_notice
@@ -38,87 +39,10 @@ if TYPE_CHECKING:
     from sneakycode.api.structured import OutputSchema
     from sneakycode.api.telemetry.recorder import Recorder
     from sneakycode.config import LoadedSettings
-    from sneakycode.extensions.invocation import Extensions
     from sneakycode.permissions.gate import Approver, Unattended
     from sneakycode.process.jobs import Job
     from sneakycode.tools.base import ImagePart
     from sneakycode.tools.context import ToolContext
-
-# The events a program (and `-p --output-format stream-json`) sees; turn markers and text deltas are the
-# terminal's. Reasoning deltas are a program's too: a long thought is the one sign of life before the answer.
-STREAMED_EVENTS = frozenset(
-    {"assistant", "reasoning_delta", "reasoning", "tool_call", "permission", "tool_result", "usage", "tasks",
-     "notice", "subagent", "stall", "progress"}
-)
-_DONE = object()
-
-
-class _Fanout:
-    """The session's one sink: remembers refused calls for the result, then hands each event on to the
-    face's sink, the program's `on_event` and the running stream."""
-
-    def __init__(self, sinks: list[Callable[[Event], None]]) -> None:
-        self.sinks = sinks
-        self.denied: list[dict[str, Any]] = []
-        self._arguments: dict[str, str] = {}
-        self.stream: Callable[[Event], None] | None = None
-        # Events come from the loop, tool threads and the stall watch's thread: one at a time, so lines never mix.
-        self._one_at_a_time = threading.RLock()
-
-    def emit(self, event: Event) -> None:
-        with self._one_at_a_time:
-            self._emit(event)
-
-    def _emit(self, event: Event) -> None:
-        if event["type"] == "tool_call":
-            self._arguments[event["id"]] = event["arguments"]
-        if event["type"] == "permission" and event["outcome"] in ("denied", "rejected"):
-            # Rejected: the one asked (Options.can_use_tool, or the person at the terminal) said no; refused all
-            # the same (issue 37: a policy's refusals were missing here).
-            reason = event["reason"] if event["outcome"] == "denied" else f"declined when asked ({event['reason']})"
-            self.denied.append({
-                "tool": event["name"], "arguments": self._arguments.get(event["id"], ""), "reason": reason,
-                "rule": event["rule"], "how_to_allow": event.get("how_to_allow"),
-            })  # fmt: skip
-        if event["type"] == "tool_result" and event["code"] == "network_denied":  # the sandbox's proxy refused a host
-            reason = event["content"].partition("\n")[0].removeprefix("Error [network_denied]: ")
-            self.denied.append({"tool": event["name"], "arguments": self._arguments.get(event["id"], ""),
-                                "reason": reason, "rule": "tools.shell.allowed_hosts", "how_to_allow": None})
-        for sink in self.sinks:
-            sink(event)
-        stream = self.stream
-        if stream is not None and event["type"] in STREAMED_EVENTS:
-            stream(event)
-
-
-class _Abandoned(Exception):
-    """A streamed request whose consumer left before it could start."""
-
-
-class _StreamedRequest:
-    """One stream's request: its event callback, its worker, and whether it began or was withdrawn first (under
-    one lock, so a consumer that leaves either withdraws it or cancels it, never another request)."""
-
-    def __init__(self, forward: Callable[[Event], None]) -> None:
-        self.forward = forward
-        self.worker = threading.Thread()
-        self._state = "waiting"
-        self._lock = threading.Lock()
-
-    def begin(self) -> bool:
-        with self._lock:
-            if self._state == "left":
-                return False
-            self._state = "running"
-            return True
-
-    def leave(self) -> bool:
-        """Withdraw it; True when it had begun already (then it is the running request, to cancel)."""
-        with self._lock:
-            began = self._state == "running"
-            self._state = "left"
-            return began
-
 
 class Session(SessionVerbs):
     """One SneakyCode session over a workspace; use it as a context manager (or call `close`), so its jobs,
@@ -160,7 +84,7 @@ class Session(SessionVerbs):
             self.loaded: LoadedSettings = load_options(
                 options, state_dir=None if self._temporary is None else Path(self._temporary.name))
             sinks = [s for s in (sink.emit if sink is not None else None, options.on_event) if s is not None]
-            self._sink = _Fanout(sinks)
+            self._sink = Fanout(sinks)
             if self.loaded.ignored:
                 self._sink.emit({"type": "notice", "message": untrusted_notice(self.loaded)})
             if approver_for is None:
@@ -171,14 +95,14 @@ class Session(SessionVerbs):
             approver_for = remembering(approver_for, self.approvals)
             told = options if self.output_schema is None else replace(options, system_prompt="\n\n".join(
                 filter(None, (options.system_prompt, self.output_schema.instructions()))))
-            self.parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())
+            self._parts: Parts = assemble(told, self.loaded, self._sink, approver_for, unattended or Unattended())
             undo.callback(self._close_parts)
             # After the assembly: spans carry the session's id, and costs come from its spending.
             self._telemetry: Recorder | None = start_telemetry(self, self._notice)
             if self._telemetry is not None:
                 undo.callback(self._telemetry.close)
                 self._sink.sinks.append(self._telemetry.emit)
-            self.changes = ChangeTracker(self.ctx.session_dir, self.ctx.workspace.root)
+            self.changes = ChangeTracker(self._ctx.session_dir, self._ctx.workspace.root)
             undo.pop_all()
         self._started = False
         self._titled = False
@@ -187,40 +111,36 @@ class Session(SessionVerbs):
 
     def _close_parts(self) -> None:
         try:
-            self.ctx.close()
+            self._ctx.close()
         finally:
-            self.parts.close("other")
+            self._parts.close("other")
 
     # ---- what a face may look at -------------------------------------------------------------------
 
     @property
-    def agent(self) -> Agent:
-        return self.parts.agent
+    def _agent(self) -> Agent:
+        return self._parts.agent
 
     @property
-    def ctx(self) -> ToolContext:
-        return self.parts.ctx
+    def _ctx(self) -> ToolContext:
+        return self._parts.ctx
 
     @property
     def session_id(self) -> str:
-        return self.parts.ctx.session_id
+        return self._parts.ctx.session_id
 
     @property
     def model(self) -> str:
-        return self.parts.config.model
+        return self._parts.config.model
 
     @property
     def config(self) -> ModelConfig:
         """The endpoint, model and window in use (after `switch_model`, the new one's)."""
-        return self.parts.config
-
-    @property
-    def extensions(self) -> Extensions:
-        return self.parts.extensions
+        return self._parts.config
 
     @property
     def resumed(self) -> bool:
-        return self.parts.saved is not None
+        return self._parts.saved is not None
 
     # ---- running requests ----------------------------------------------------------------------------
 
@@ -228,7 +148,7 @@ class Session(SessionVerbs):
         """Run the SessionStart hooks (once; `run` does it when nobody did)."""
         if not self._started:
             self._started = True
-            self.agent.start_session("resume" if self.resumed else "startup")
+            self._agent.start_session("resume" if self.resumed else "startup")
 
     def run(self, prompt: str, images: list[ImagePart] | None = None) -> Result:
         """Work on one request to its end, in this conversation. `/NAME ARGS` runs a custom command or skill;
@@ -236,13 +156,13 @@ class Session(SessionVerbs):
         at a time: a second one (from another thread, a second stream) waits until the first has ended."""
         return self._run(prompt, images, None)
 
-    def _run(self, prompt: str, images: list[ImagePart] | None, turn: _StreamedRequest | None) -> Result:
+    def _run(self, prompt: str, images: list[ImagePart] | None, turn: StreamedRequest | None) -> Result:
         if self._closed:
             raise RuntimeError("this session is closed")
         with self._running:
             if turn is not None:
                 if not turn.begin():  # its consumer left while it waited: it never runs
-                    raise _Abandoned
+                    raise Abandoned
                 self._sink.stream = turn.forward  # set only now: a waiting stream never sees another's events
             try:
                 with observed_run(self._telemetry, prompt) as observed:
@@ -263,16 +183,16 @@ class Session(SessionVerbs):
         invocation = expand(self, prompt)
         request = invocation.prompt if invocation is not None else prompt
         request, more = with_resources(self, request)
-        self.agent.hooks.answer_check = self._answer_check()
+        self._agent.hooks.answer_check = self._answer_check()
         try:
             with in_effect(self, invocation) if invocation is not None else nullcontext():
-                outcome = self.agent.run_turn(request, [*(images or []), *more])
+                outcome = self._agent.run_turn(request, [*(images or []), *more])
         finally:
-            self.agent.hooks.answer_check = None
+            self._agent.hooks.answer_check = None
         if not self._titled:
             self._titled = True
             if not self.resumed:
-                write_title(self.agent, request)
+                write_title(self._agent, request)
         return self.result(outcome)
 
     def stream(self, prompt: str, images: list[ImagePart] | None = None) -> Iterator[dict[str, Any]]:
@@ -282,7 +202,7 @@ class Session(SessionVerbs):
         events: queue.SimpleQueue[Any] = queue.SimpleQueue()
         turn = self._in_thread(prompt, images, events.put)
         try:
-            while (item := events.get()) is not _DONE:
+            while (item := events.get()) is not DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
@@ -308,7 +228,7 @@ class Session(SessionVerbs):
         events: asyncio.Queue[Any] = asyncio.Queue()
         turn = self._in_thread(prompt, images, lambda item: loop.call_soon_threadsafe(events.put_nowait, item))
         try:
-            while (item := await events.get()) is not _DONE:
+            while (item := await events.get()) is not DONE:
                 if isinstance(item, BaseException):
                     raise item
                 yield item
@@ -316,28 +236,28 @@ class Session(SessionVerbs):
             self._leave(turn)
             await asyncio.to_thread(turn.worker.join)
 
-    def _leave(self, turn: _StreamedRequest) -> None:
+    def _leave(self, turn: StreamedRequest) -> None:
         """The consumer is gone: a request still waiting is withdrawn; a running one (this one) is cancelled."""
         if turn.worker.is_alive() and turn.leave():
             self.cancel()
 
     def _in_thread(self, prompt: str, images: list[ImagePart] | None,
-                   put: Callable[[Any], object]) -> _StreamedRequest:
+                   put: Callable[[Any], object]) -> StreamedRequest:
         def forward(event: Event) -> None:
             put(dict(event))
 
-        turn = _StreamedRequest(forward)
+        turn = StreamedRequest(forward)
 
         def work() -> None:
             try:
                 result = self._run(prompt, images, turn)
                 put({"type": "final", **result.to_dict()})
-            except _Abandoned:
+            except Abandoned:
                 pass
             except BaseException as exc:  # handed to the consumer, who raises it in its own thread
                 put(exc)
             finally:
-                put(_DONE)
+                put(DONE)
 
         turn.worker = threading.Thread(target=work, name="sneakycode-session", daemon=True)
         turn.worker.start()
@@ -345,7 +265,7 @@ class Session(SessionVerbs):
 
     def cancel(self) -> None:
         """Stop the running request as Esc does (from any thread): the turn closes, the transcript stays valid."""
-        self.agent.cancel.set()
+        self._agent.cancel.set()
 
     def _answer_check(self) -> Callable[[str], str | None] | None:
         if self.output_schema is None:
@@ -359,7 +279,7 @@ class Session(SessionVerbs):
         from sneakycode.api.goal import per_model
         from sneakycode.api.structured import apply_verdict
 
-        ctx = self.ctx
+        ctx = self._ctx
         result = Result(
             status=outcome.status,
             message=outcome.message,
@@ -375,7 +295,7 @@ class Session(SessionVerbs):
                 "cache_reported": outcome.cache_reported,
                 "prefill_seconds": outcome.prefill_seconds,
             },
-            cost=self.agent.spending.report(),
+            cost=self._agent.spending.report(),
             session_id=ctx.session_id,
             files_changed=self.changes.changed(ctx.workspace.display),
             denied=list(self._sink.denied),
@@ -387,10 +307,10 @@ class Session(SessionVerbs):
         )
         if self.output_schema is not None:
             apply_verdict(result, self.output_schema)
-            if result.error_code is not None and self.agent.transcript is not None:
+            if result.error_code is not None and self._agent.transcript is not None:
                 # The loop saved "finished"; the answer's verdict is how the request ended (issue 37: `sneakycode
                 # sessions` showed "finished" for a run that ended with output_schema_mismatch).
-                self.agent.transcript.write("outcome", status=result.status, message=result.message,
+                self._agent.transcript.write("outcome", status=result.status, message=result.message,
                                             turns=outcome.turns)
         return result
 
@@ -408,10 +328,10 @@ class Session(SessionVerbs):
         self._closed = True
         self.cancel()
         try:
-            killed = self.ctx.close()
+            killed = self._ctx.close()
         finally:
             try:
-                self.parts.close(reason)
+                self._parts.close(reason)
             finally:
                 self._cleanup_temporary()
                 if self._telemetry is not None:

@@ -34,7 +34,7 @@ def history_of(session: Session) -> History:
     notes, which stay (they describe calls by id)."""
     from sneakycode.session.transcript import TRANSCRIPT
 
-    path = session.ctx.session_dir / TRANSCRIPT
+    path = session._ctx.session_dir / TRANSCRIPT
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
@@ -66,4 +66,4 @@ def history_of(session: Session) -> History:
 def note(session: Session, kind: str, **fields: Any) -> None:
     """Add a face's note to the session's record (on the thread that runs the session, or between requests):
     replayed by `history_of`, ignored when the conversation is resumed for the model."""
-    session.parts.transcript.write(NOTE, kind=kind, **fields)
+    session._parts.transcript.write(NOTE, kind=kind, **fields)

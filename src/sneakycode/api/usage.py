@@ -37,18 +37,18 @@ class Usage:
 class UsageVerbs:
     """Mixed into `Session`: `usage()`."""
 
-    parts: Parts
+    _parts: Parts
 
     def usage(self) -> Usage:
         """What the session has used so far (safe to call while a request runs: it only reads)."""
         from sneakycode.agent.context import estimate_history_tokens
 
-        agent, ctx = self.parts.agent, self.parts.ctx
+        agent, ctx = self._parts.agent, self._parts.ctx
         spent = agent.spending
         jobs = ctx.session.jobs
         table = jobs.table().jobs if jobs.started else {}
         return Usage(
-            model=self.parts.config.model,
+            model=self._parts.config.model,
             mode=str(agent.mode),
             context_tokens=estimate_history_tokens(agent.history) + agent.tools_tokens,
             context_window=agent.context.window,

@@ -35,7 +35,7 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
     looking verbs are grouped by concept in their own modules (history, catalog, usage, mentions,
     network, previews)."""
 
-    parts: Parts
+    _parts: Parts
     loaded: LoadedSettings
     options: Options
     _running: threading.Lock
@@ -45,22 +45,22 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
     @property
     def mode(self) -> PermissionMode:
         """The permission mode in force."""
-        return self.parts.agent.mode
+        return self._parts.agent.mode
 
     @property
     def tasks(self) -> list[dict[str, Any]]:
         """The session's task list (what the model keeps with the tasks tool), as a copy."""
-        return [dict(task) for task in self.parts.ctx.tasks]
+        return [dict(task) for task in self._parts.ctx.tasks]
 
     def jobs(self) -> list[dict[str, Any]]:
         """Every background command of the session (subagents' included), as the JSON result lists them."""
-        jobs = self.parts.ctx.session.jobs
+        jobs = self._parts.ctx.session.jobs
         return [job.summary() for job in jobs.table().jobs.values()] if jobs.started else []
 
     @property
     def small_config(self) -> ModelConfig | None:
         """The small model's endpoint, model and window (None: the main model runs the chores too)."""
-        return self.parts.small_config
+        return self._parts.small_config
 
     # ---- changing --------------------------------------------------------------------------------------
 
@@ -69,14 +69,14 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         names a mode that does not exist."""
         from sneakycode.config import PermissionMode
 
-        self.parts.agent.set_mode(PermissionMode(mode))
-        self.parts.transcript.write("mode", mode=str(PermissionMode(mode)))  # a loaded session shows it again
+        self._parts.agent.set_mode(PermissionMode(mode))
+        self._parts.transcript.write("mode", mode=str(PermissionMode(mode)))  # a loaded session shows it again
 
     def clear(self) -> None:
         """Start the conversation afresh in the same session: every file counts as unread again, and the
         SessionStart hooks run again (source "clear")."""
         with self._running:
-            agent = self.parts.agent
+            agent = self._parts.agent
             agent.clear()
             agent.start_session("clear")
 
@@ -87,7 +87,7 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         from sneakycode.agent.compaction_now import compact_now
 
         with self._running:
-            agent = self.parts.agent
+            agent = self._parts.agent
             agent.cancel.clear()
             return compact_now(agent, focus)
 
@@ -97,7 +97,7 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         from sneakycode.session.rewind import rewind_session
 
         with self._running:
-            ctx, agent = self.parts.ctx, self.parts.agent
+            ctx, agent = self._parts.ctx, self._parts.agent
             report = rewind_session(ctx.session_dir, ctx.session_id, ctx.workspace.root, turn=turn,
                                     max_file_size=self.loaded.settings.max_file_size_bytes)
             if report.conversation is not None:
@@ -113,8 +113,8 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         from sneakycode.session.transcript import TRANSCRIPT, load_transcript
 
         with self._running:
-            ctx, agent = self.parts.ctx, self.parts.agent
-            found = next((info for info in other_sessions(self.parts, self.loaded) if info.id == session_id), None)
+            ctx, agent = self._parts.ctx, self._parts.agent
+            found = next((info for info in other_sessions(self._parts, self.loaded) if info.id == session_id), None)
             if found is None:
                 raise ConfigError(f"there is no other saved session {session_id!r} in this workspace")
             saved = load_transcript(found.dir / TRANSCRIPT)
@@ -130,7 +130,7 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         from sneakycode.agent.messages import UserMessage
 
         with self._running:
-            agent = self.parts.agent
+            agent = self._parts.agent
             agent.cancel.clear()
             model, name = (agent.small.model, agent.small.name) if agent.small is not None else (agent.model,
                                                                                                  agent.model_name)
@@ -163,7 +163,7 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         if role not in ("main", "small"):
             raise ValueError(f"role must be 'main' or 'small', not {role!r}")
         with self._running:  # between requests, never in the middle of one
-            parts, agent = self.parts, self.parts.agent
+            parts, agent = self._parts, self._parts.agent
             assert parts.models is not None
             binding = ModelBinding.for_model(name, "small" if role == "small" else "main", parts.models)
             binding.charge_to(agent.spending)
@@ -181,7 +181,7 @@ class SessionVerbs(HistoryVerbs, CatalogVerbs, UsageVerbs, MentionVerbs, Network
         from sneakycode.api.assembly import session_tools
         from sneakycode.api.binding import close_model
 
-        parts, agent = self.parts, self.parts.agent
+        parts, agent = self._parts, self._parts.agent
         replaced = parts.config
         close_model(agent.use_model(binding.bound()).model)
         parts.ctx.supports_images = binding.supports_images

@@ -33,6 +33,8 @@ from sneakycode.api.usage import Usage
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.errors import CheckpointError, ConfigError, ErrorCode, ModelError, SneakyError, ToolError
 from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered, Unattended
+from sneakycode.process.jobs import Job
+from sneakycode.session.folders import SessionInfo
 from sneakycode.session.rewind import RewindReport
 from sneakycode.session.undo import UndoReport
 from sneakycode.tools.base import ImagePart, Preview, ProposedEdit, Tool, ToolContext, ToolResult
@@ -49,6 +51,7 @@ __all__ = [
     "Event",
     "EventSink",
     "ImagePart",
+    "Job",
     "LoadedSettings",
     "McpServerInfo",
     "Mentions",
@@ -67,6 +70,7 @@ __all__ = [
     "RewindReport",
     "SavedSession",
     "SessionDiff",
+    "SessionInfo",
     "SettingInfo",
     "SkillInfo",
     "SneakyError",

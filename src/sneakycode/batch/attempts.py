@@ -1,10 +1,15 @@
 """Several attempts of one task (`-p --attempts N`, docs/goals.md): N independent runs of the same request, each
 in its own git worktree through the batch engine (`--workers` at once, local or Ray), each with the goal check.
 
-The user's workspace is not touched while they run. Afterwards one attempt is chosen: the one whose check
-passes (ties: the smallest diff, then the fewest tokens), or, without a check, by the stated rule: `first` (the
-first to finish with a change) or `vote` (the small model reads the diffs and names one). Its change is applied
-to the workspace only when `confirm` says so (the terminal asks; `-p` needs --yes); every attempt is reported.
+The attempts start from a snapshot of the workspace as it is (batch/workspaces.py `snapshot_working_tree`: the
+uncommitted and untracked files too), and each one's diff is against that snapshot, so applying the chosen one
+gives the workspace exactly that attempt's files. The user's workspace, index and stash are not touched while
+they run. Afterwards one attempt is chosen: the one whose check passes (ties: the smallest diff, then the fewest
+tokens), or, without a check, by the stated rule: `first` (the first to finish with a change) or `vote` (the
+small model reads the diffs and names one). When every attempt fails the check and `[models] fallback` is set,
+the fallback model runs its own attempts (one, or `[models.fallback] attempts`), each under its own cost cap;
+the attempts of the main model never escalate on their own. Its change is applied to the workspace only when
+`confirm` says so (the terminal asks; `-p` needs --yes); every attempt is reported, and usage and cost by model.
 Whatever happens, cancelled included, every worktree is removed before this returns: the batch engine ends each
 attempt's processes (SIGTERM, then SIGKILL with its process group), and `remove_copy` drops its worktree.
 """
@@ -17,9 +22,9 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 from sneakycode.api.goal import check_goal_options
 from sneakycode.api.options import Options
@@ -28,11 +33,12 @@ from sneakycode.batch.engine import BatchConfig, Executor, run_batch
 from sneakycode.batch.results import read_results
 from sneakycode.batch.runner import tasks_dir
 from sneakycode.batch.spec import TaskSpec
-from sneakycode.batch.workspaces import TaskSetupError, remove_copy, repository_git
+from sneakycode.batch.workspaces import TaskSetupError, remove_copy, repository_git, snapshot_working_tree
 from sneakycode.config import load_settings
 from sneakycode.errors import ConfigError
 from sneakycode.process.sandbox import probe
 
+Escalate = Literal["after", "never", "now"]
 Confirm = Callable[["Attempts"], bool]
 """Asked once an attempt is chosen: True applies its change to the workspace."""
 
@@ -58,21 +64,23 @@ def run_attempts(options: Options, prompt: str, *, workers: int = 1, executor: E
         raise ConfigError(f"--workers must be at least 1, got {workers}")
     workspace = Path(options.workspace or ".").resolve()
     top = repository_top(workspace)
+    base = snapshot_working_tree(top)  # the working tree as it is: uncommitted and untracked files included
+    fallback = fallback_of(workspace, options)
     stop = stop or threading.Event()
     out_dir = Path(tempfile.mkdtemp(prefix="sneakycode-attempts-"))
-    tasks = [task_for(options, prompt, top, number) for number in range(1, options.attempts + 1)]
-    try:
-        run_batch(tasks, BatchConfig(out_dir=out_dir, workers=workers, executor=executor,
-                                     sandbox=sandboxed(workspace, options)), stop)  # fmt: skip
-        rows = [row_of(result) for result in sorted(read_results(out_dir), key=lambda r: int(r["id"].split("-")[1]))]
-        found = choose(rows, options, vote, workspace)
-        if found.chosen is not None:
-            found.diff_path = out_dir / "chosen.diff"
-            found.diff_path.write_text(found.chosen["diff"], encoding="utf-8")
-    finally:
-        for task in tasks:  # every worktree goes, whatever ended the attempts (cancel included)
-            remove_copy(task, tasks_dir(out_dir))
-        shutil.rmtree(out_dir / "sessions", ignore_errors=True)
+    config = BatchConfig(out_dir=out_dir / "main", workers=workers, executor=executor,
+                         sandbox=sandboxed(workspace, options))  # fmt: skip
+    # The children never escalate on their own: the fallback takes over once every attempt failed the check.
+    tasks = [task_for(options, prompt, top, base, number, "never" if fallback else None)
+             for number in range(1, options.attempts + 1)]
+    rows = run_phase(tasks, config, stop, "main")
+    if fallback is not None and not stop.is_set() and not any(row["check_passed"] for row in rows):
+        more = [task_for(options, prompt, top, base, len(rows) + number, "now") for number in range(1, fallback[1] + 1)]
+        rows += run_phase(more, replace(config, out_dir=out_dir / "fallback"), stop, "fallback")
+    found = choose(rows, options, vote, workspace)
+    if found.chosen is not None:
+        found.diff_path = out_dir / "chosen.diff"
+        found.diff_path.write_text(found.chosen["diff"], encoding="utf-8")
     applied = False
     if found.chosen is not None and not stop.is_set() and found.chosen["diff"] and confirm(found):
         apply_diff(top, found)
@@ -80,13 +88,37 @@ def run_attempts(options: Options, prompt: str, *, workers: int = 1, executor: E
     return result_of(found, options, applied, stop.is_set(), out_dir)
 
 
+def run_phase(tasks: list[TaskSpec], config: BatchConfig, stop: threading.Event, role: str) -> list[dict[str, Any]]:
+    """Run attempts through the batch engine and report each; whatever ends them (cancel included), every
+    worktree is removed before this returns."""
+    try:
+        run_batch(tasks, config, stop)
+        results = sorted(read_results(config.out_dir), key=lambda r: int(r["id"].split("-")[1]))
+        return [{**row_of(result), "role": role} for result in results]
+    finally:
+        for task in tasks:
+            remove_copy(task, tasks_dir(config.out_dir))
+        shutil.rmtree(config.out_dir / "sessions", ignore_errors=True)
+
+
+def fallback_of(workspace: Path, options: Options) -> tuple[str, int] | None:
+    """`[models] fallback` and its number of attempts, when it is to take over attempts that all failed: with a
+    check, unless --escalate never. ("now" runs every attempt on it already.)"""
+    if options.until is None or options.escalate != "after":
+        return None
+    chosen = load_settings(workspace, Options(settings=options.settings).layer()).settings.models.fallback
+    if chosen is None:
+        return None
+    return (chosen, 1) if isinstance(chosen, str) else (chosen.model, chosen.attempts)
+
+
 def repository_top(workspace: Path) -> Path:
     """The git repository the workspace is (attempts are worktrees of it); a ConfigError when it is none."""
     try:
         return Path(repository_git(["rev-parse", "--show-toplevel"], workspace).strip())
     except TaskSetupError:
-        raise ConfigError(f"--attempts needs a git repository: {workspace} is not one (run `git init` and "
-                          "commit first: attempts start from HEAD)") from None
+        raise ConfigError(f"--attempts needs a git repository: {workspace} is not one (run `git init` first: "
+                          "attempts start from a snapshot of its working tree)") from None
 
 
 def sandboxed(workspace: Path, options: Options) -> bool:
@@ -98,11 +130,14 @@ def sandboxed(workspace: Path, options: Options) -> bool:
     return probe(workspace, network=True).available or settings.tools.shell.sandbox == "bwrap"
 
 
-def task_for(options: Options, prompt: str, top: Path, number: int) -> TaskSpec:
-    """Attempt `number` as a batch task: the same request, budgets and model; the check as the agent's goal and,
-    run again by batch after the agent, as the verdict (an agent's word that it passed is not taken)."""
+def task_for(options: Options, prompt: str, top: Path, base: str, number: int, escalate: Escalate | None) -> TaskSpec:
+    """Attempt `number` as a batch task from commit `base`: the same request, budgets and model; the check as the
+    agent's goal and, run again by batch after the agent, as the verdict (an agent's word that it passed is not
+    taken); `escalate` when the fallback model works on it (None: the options' own)."""
+    chosen = escalate or cast(Escalate, options.escalate)
     return TaskSpec(
-        id=f"attempt-{number}", repo=str(top), prompt=prompt, test=options.until, timeout=options.timeout,
+        id=f"attempt-{number}", repo=str(top), ref=base, prompt=prompt, escalate=chosen, test=options.until,
+        timeout=options.timeout,
         max_turns=options.max_turns, max_tokens=options.max_tokens, max_cost=options.max_cost, model=options.model,
         provider=options.provider, base_url=options.base_url, permissions=options.mode, until=options.until,
         until_files=tuple(options.until_files) if options.until_files is not None else None,
@@ -121,6 +156,7 @@ def row_of(result: dict[str, Any]) -> dict[str, Any]:
         "files_changed": result.get("files_changed", []), "diff": result.get("diff", ""),
         "diff_truncated": bool(result.get("diff_truncated")), "error": result.get("error"),
         "seconds": result.get("duration"), "ended_at": result.get("ended_at", 0.0),
+        "models": result.get("models") or {}, "solved_by": result.get("solved_by"),
     }  # fmt: skip
 
 
@@ -177,35 +213,58 @@ def apply_diff(top: Path, found: Attempts) -> None:
 
 
 def result_of(found: Attempts, options: Options, applied: bool, cancelled: bool, out_dir: Path) -> Result:
-    """One Result for all the attempts: the chosen one's outcome, everyone's usage and cost, a row per attempt."""
+    """One Result for all the attempts: the chosen one's outcome, everyone's usage and cost (by model too), a row
+    per attempt, and which model solved it."""
     rows, chosen = found.rows, found.chosen
-    usage = TokenUsage(prompt_tokens=0, completion_tokens=0, total_tokens=sum(row["tokens"] for row in rows),
-                       estimated=False, cached_tokens=0, prefilled_tokens=0, cache_reported=False, prefill_seconds=None)
+    models = per_model(rows)
+    usage = TokenUsage(prompt_tokens=int(sum(spent["prompt_tokens"] for spent in models.values())),
+                       completion_tokens=int(sum(spent["completion_tokens"] for spent in models.values())),
+                       total_tokens=sum(row["tokens"] for row in rows), estimated=False, cached_tokens=0,
+                       prefilled_tokens=0, cache_reported=False, prefill_seconds=None)  # fmt: skip
     costs = [row["cost_usd"] for row in rows if row["cost_usd"] is not None]
     shown = [{key: value for key, value in row.items() if key not in ("diff", "ended_at")} for row in rows]
+    main_rows = [row for row in rows if row["role"] == "main"]
     status: Status
     if cancelled:
         status, message = "cancelled", "Cancelled: every attempt was stopped and its worktree removed."
     elif chosen is None:
         status = "error"
-        message = (f"None of the {len(rows)} attempts passed the check `{options.until}`." if options.until
-                   else f"None of the {len(rows)} attempts finished with a change.")
+        tried = f" (and the {len(rows) - len(main_rows)} of the fallback model)" if len(rows) > len(main_rows) else ""
+        message = (f"None of the {len(main_rows)} attempts{tried} passed the check `{options.until}`."
+                   if options.until else f"None of the {len(rows)} attempts finished with a change.")
     else:
         status = "finished"
         how = "passes the check" if found.rule == "check" else f"was chosen by the rule `{found.rule}`"
+        if chosen["role"] == "fallback":
+            how += (f" (the fallback model {chosen['solved_by'] or ''} took over after all {len(main_rows)} "
+                    "attempts of the main model failed it)")
         where = ("applied to the workspace" if applied else
                  f"not applied (rerun with --yes, or `git apply {found.diff_path}`)")
         message = f"Attempt {chosen['attempt']} of {len(rows)} {how}; its change is {where}."
     check = None
     if options.until is not None and chosen is not None:
         check = {"command": options.until, "passed": chosen["check_passed"], "output": chosen["check_output"]}
+    solved_by = None
+    if chosen is not None and found.rule == "check":
+        solved_by = chosen["solved_by"] or options.model
     return Result(
         status=status, message=message, turns=sum(int(row["turns"] or 0) for row in rows), usage=usage,
         cost={"usd": round(sum(costs), 6) if costs else None, "attempts_dir": str(out_dir)},
         files_changed=chosen["files_changed"] if chosen is not None and applied else [], check=check,
         attempts=shown, chosen_attempt=chosen["attempt"] if chosen is not None else None,
-        budget=None, solved_by=options.model if chosen is not None and found.rule == "check" else None,
+        budget=None, solved_by=solved_by, models=models,
     )  # fmt: skip
+
+
+def per_model(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Tokens and cost by model name, summed over the attempts (each attempt's own count, api/goal.py)."""
+    merged: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        for name, spent in row["models"].items():
+            mine = merged.setdefault(name, {"prompt_tokens": 0, "completion_tokens": 0, "usd": 0.0})
+            for key in mine:
+                mine[key] = round(mine[key] + (spent.get(key) or 0), 6)
+    return merged
 
 
 def leftover_worktrees(top: Path) -> list[str]:

@@ -135,6 +135,7 @@ def agent_command(task: TaskSpec, copy: TaskCopy, options: RunOptions, seconds_l
         argv += ["--until", task.until]
         argv += [f"--until-files={name}" for name in task.until_files or ()]
         argv += ["--check-timeout", str(task.check_timeout)] if task.check_timeout is not None else []
+        argv += ["--escalate", task.escalate] if task.escalate is not None else []
     # Every task's agent shares this process's store of parsed tags (by content: the tasks' worktrees of one
     # repository parse it once), not its own state folder's.
     shared_tags = loaded.settings.repo_map.index_folder(state_dir(loaded.settings))
@@ -232,6 +233,7 @@ def _read_agent_json(agent: _Step, state: Path, result: dict[str, Any]) -> None:
         tokens={"prompt": usage.get("prompt_tokens", 0), "completion": usage.get("completion_tokens", 0),
                 "total": usage.get("total_tokens", 0)},
         cost_usd=cost.get("usd"), session_id=session_id, transcript=str(transcript) if transcript else None,
+        models=data.get("models") or {}, solved_by=data.get("solved_by"),
     )  # fmt: skip
     if data.get("status") not in (*AGENT_OK, "budget", "turn_limit", "cancelled"):
         result["error"] = data.get("result") or f"the agent ended with {data.get('status')}"

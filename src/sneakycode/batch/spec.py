@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -44,6 +44,8 @@ class TaskSpec(BaseModel):
     until: str | None = Field(None, description="The agent's goal check (`-p --until`): it works until it passes.")
     until_files: tuple[str, ...] | None = Field(None, description="The check's files (`--until-files`).")
     check_timeout: int | None = Field(None, ge=1, description="Seconds the goal check may run (`--check-timeout`).")
+    escalate: Literal["after", "never", "now"] | None = Field(
+        None, description="When the fallback model works on the goal (`--escalate`; unset: after the main model).")
 
     @field_validator("prompt")
     @classmethod

@@ -81,10 +81,36 @@ def _git(args: list[str], cwd: Path, *, neutral: bool = False, git_dir: Path | N
     return result.stdout.decode("utf-8", "replace")
 
 
-def repository_git(args: list[str], cwd: Path) -> str:
+def repository_git(args: list[str], cwd: Path, *, index: Path | None = None) -> str:
     """git in a repository batch did not make (the user's own, for attempts), neutral all the same: a change
-    made by a model is applied there, and nothing of the repository's choosing should run while it is."""
-    return _git(args, cwd, neutral=True)
+    made by a model is applied there, and nothing of the repository's choosing should run while it is;
+    `index` instead of the repository's own."""
+    return _git(args, cwd, neutral=True, index=index)
+
+
+# commit-tree needs an author; the user's may be unset, and this commit is no one's work but a snapshot's.
+_SNAPSHOT_AUTHOR = ("-c", "user.name=SneakyCode", "-c", "user.email=sneakycode@localhost", "-c", "commit.gpgSign=false")
+
+
+def snapshot_working_tree(top: Path) -> str:
+    """A commit of the repository's working tree as it is now: HEAD's files with the uncommitted changes and the
+    untracked files that are not ignored (what `git add --all` would stage), HEAD its parent (none in a
+    repository with no commit yet). Staged in a scratch copy of the index, so the user's index, stash and
+    branches stay as they are; the commit is referenced by nothing (git's gc drops it in time)."""
+    with tempfile.TemporaryDirectory(prefix="sneakycode-snapshot-") as scratch:
+        index = Path(scratch) / "index"
+        # Seeded with the user's index (a copy): `add` then hashes only what changed.
+        _copy_index(Path(repository_git(["rev-parse", "--path-format=absolute", "--git-path", "index"], top).strip()),
+                    index)
+        repository_git(["add", "--all"], top, index=index)
+        tree = repository_git(["write-tree"], top, index=index).strip()
+    try:
+        parent = ["-p", repository_git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top).strip()]
+    except TaskSetupError:  # no commit yet: the snapshot is the first
+        parent = []
+    message = "SneakyCode: the working tree the attempts start from"
+    return repository_git([*_SNAPSHOT_AUTHOR, "commit-tree", "--no-gpg-sign", tree, *parent, "-m", message],
+                          top).strip()
 
 
 @contextmanager

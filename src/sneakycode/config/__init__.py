@@ -10,13 +10,12 @@ from sneakycode.config.settings import (
     PermissionMode,
     PermissionSettings,
     Settings,
-    ShellSettings,
-    ToolsSettings,
     default_state_dir,
     state_dir,
     user_config_path,
 )
 from sneakycode.config.sources import CONFIG_FILE_LIMIT, PROJECT_CONFIG, read_regular_file
+from sneakycode.config.tool_settings import ShellSettings, ToolsSettings
 from sneakycode.config.trust import MCP_JSON, REPOSITORY_FILES, record_trust, repository_files, trust_state_dir
 
 __all__ = [

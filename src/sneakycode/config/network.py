@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from sneakycode.config.settings import ShellSettings
+    from sneakycode.config.tool_settings import ShellSettings
 
 NetworkMode = Literal["off", "allowlist", "on"]
 # The public registries of each ecosystem: what `pip install`, `npm ci`, `cargo build` and `go mod download`

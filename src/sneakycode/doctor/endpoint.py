@@ -6,9 +6,9 @@ import time
 from dataclasses import replace
 from urllib.parse import urlparse
 
-from sneakycode.agent.model.providers import LOOPBACK_HOSTS, PLACEHOLDER_KEY, PRESETS
+from sneakycode.api.model_facts import LOOPBACK_HOSTS, PLACEHOLDER_KEY, PRESETS
+from sneakycode.api.probe import Endpoint, failure_of
 from sneakycode.doctor.checks import Check, Report
-from sneakycode.doctor.probe import Endpoint, failure_of
 
 # Who a local server says owns its models (`owned_by` in GET /models) tells the software, for the fixes to name
 # when no info endpoint answered (llama-cpp-python has none).

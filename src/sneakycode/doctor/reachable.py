@@ -4,10 +4,10 @@ its fix are the doctor's own (`check_endpoint`), so the two never word the same 
 
 from __future__ import annotations
 
-from sneakycode.agent.model.providers import ModelConfig
+from sneakycode.api.model_facts import ModelConfig
+from sneakycode.api.probe import Endpoint
 from sneakycode.doctor.checks import Report
 from sneakycode.doctor.endpoint import check_endpoint
-from sneakycode.doctor.probe import Endpoint
 
 START_CHECK_TIMEOUT = 5.0
 """Seconds the check waits for GET /models; a hosted provider answers well within it."""

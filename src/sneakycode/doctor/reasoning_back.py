@@ -11,13 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sneakycode.agent.messages import prepare_messages
-from sneakycode.agent.model.providers import ModelConfig, output_cap
-from sneakycode.agent.model.reasoning_policy import History, ReasoningPolicy, reasoning_policy_for
-from sneakycode.agent.protocol import AssistantTurn, ToolCall
-from sneakycode.agent.reasoning_history import assistant_message
+from sneakycode.api.model_facts import AssistantTurn, History, ModelConfig, ToolCall, output_cap, reasoning_policy_for
+from sneakycode.api.probe import Endpoint, Exchange, replayed_assistant
 from sneakycode.doctor.checks import Check, Report
-from sneakycode.doctor.probe import Endpoint, Exchange
 from sneakycode.doctor.tools import MAX_TOKENS, ONE, TOOL, TOOL_NAME, ToolFindings
 
 RESULT = "Sunny, 21 °C."
@@ -31,8 +27,7 @@ WRITTEN_TURN = AssistantTurn(
 
 
 def _answer(endpoint: Endpoint, config: ModelConfig, turn: AssistantTurn, history: History) -> Exchange:
-    policy = ReasoningPolicy("probe", history, "reasoning_content", "none", "doctor")
-    sent: list[dict[str, Any]] = [dict(m) for m in prepare_messages([assistant_message(turn, policy)])]
+    sent = replayed_assistant(turn, history)
     results = [{"role": "tool", "tool_call_id": call.id, "content": RESULT} for call in turn.tool_calls]
     messages: list[dict[str, Any]] = [*ONE, *sent, *results]
     return endpoint.send(messages, tools=[TOOL], max_tokens=min(MAX_TOKENS, output_cap(config)))

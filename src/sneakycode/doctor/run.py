@@ -11,23 +11,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from sneakycode.agent.model.families import edit_format_for
-from sneakycode.agent.model.providers import ModelConfig, resolve_model_config
-from sneakycode.agent.model.reasoning_policy import History
-from sneakycode.agent.model.think_tags import split_think
-from sneakycode.agent.model.window import DiscoveredWindow, discover_context_window
 from sneakycode.api.assembly import with_server_window
+from sneakycode.api.errors import ConfigError
+from sneakycode.api.model_facts import DiscoveredWindow, History, ModelConfig, edit_format_for, split_think
+from sneakycode.api.model_facts import resolve_endpoint as resolve_model_config
 from sneakycode.api.options import Options
+from sneakycode.api.probe import Endpoint, Exchange, reported_window
 from sneakycode.api.settings import load_options
-from sneakycode.config import LoadedSettings
+from sneakycode.api.vocabulary import LoadedSettings
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.endpoint import LATER, auth_failed, check_endpoint, model_refused
-from sneakycode.doctor.probe import Endpoint, Exchange
 from sneakycode.doctor.reasoning_back import check_reasoning_back
 from sneakycode.doctor.stream import check_speed, check_stream
 from sneakycode.doctor.tools import ToolFindings, check_parallel, check_tool_calls
 from sneakycode.doctor.window import check_cache, check_honoured, check_reported
-from sneakycode.errors import ConfigError
 
 UNNAMED = "(none named)"
 """The model's name when none is configured and the server lists none: nothing is saved for it."""
@@ -65,7 +62,7 @@ def run_doctor(
     endpoint = Endpoint(config, timeout or min(SHORT_TIMEOUT, config.request_timeout))
     reported = None
     if config.local or config.provider == "custom":
-        reported = discover_context_window(config.base_url, config.model, config.api_key, provider=config.provider)
+        reported = reported_window(config)
         if reported is not None and not config.server_kind:
             config = endpoint.config = replace(config, server_kind=reported.kind)
     report = Report(config.provider, config.base_url, config.model, config.server_kind)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sneakycode.agent.model.assembly import estimate_text_tokens
-from sneakycode.agent.model.providers import ModelConfig
+from sneakycode.api.model_facts import ModelConfig, estimate_text_tokens
+from sneakycode.api.probe import Endpoint, Exchange
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.fixes import usage_fix
-from sneakycode.doctor.probe import Endpoint, Exchange
 
 CAP = 16
 """The output cap of the counting probe: far below what counting to 100 takes."""

@@ -12,14 +12,17 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sneakycode.agent.model.dialects import DIALECTS
-from sneakycode.agent.model.families import text_call_dialect_for
-from sneakycode.agent.model.providers import ModelConfig, output_cap
-from sneakycode.agent.model.text_tool_calls import parse_text_tool_calls
-from sneakycode.agent.protocol import ToolCall
+from sneakycode.api.model_facts import (
+    DIALECTS,
+    ModelConfig,
+    ToolCall,
+    output_cap,
+    parse_text_tool_calls,
+    text_call_dialect_for,
+)
+from sneakycode.api.probe import Endpoint, Exchange
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.fixes import orphan_fragments_fix, tool_parser_fix
-from sneakycode.doctor.probe import Endpoint, Exchange
 
 TOOL_NAME = "get_weather"
 PARAMETERS = {"type": "object", "properties": {"city": {"type": "string", "description": "The city's name."}},

@@ -7,13 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sneakycode.agent.model.assembly import estimate_text_tokens
-from sneakycode.agent.model.providers import ModelConfig
-from sneakycode.agent.model.truncation import TRUNCATION_RATIO
-from sneakycode.agent.model.window import DiscoveredWindow
+from sneakycode.api.model_facts import TRUNCATION_RATIO, DiscoveredWindow, ModelConfig, estimate_text_tokens
+from sneakycode.api.probe import Endpoint, Exchange
 from sneakycode.doctor.checks import Check, Report
 from sneakycode.doctor.fixes import cache_fix, window_fix
-from sneakycode.doctor.probe import Endpoint, Exchange
 
 PROBE_TOKENS = 5120
 """The largest prompt the window probe sends: over Ollama's default window (4,096) by a margin, cheap on a hosted

@@ -10,6 +10,7 @@ in are a LoadedSettings, which remembers origins); it is shown to the user and t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -52,9 +53,10 @@ def decide(
     settings: Settings | LoadedSettings,
     workspace: Path,
     mode: PermissionMode | str | None = None,
+    extra_roots: Sequence[Path] = (),
 ) -> PermissionDecision:
     """Decide one call without running it. `tool` is the Tool (or, for a name that may be none, its name);
-    `mode` overrides settings.permissions.mode."""
+    `mode` overrides settings.permissions.mode; `extra_roots` (`--add-dir`) are matched by the same rules."""
     found = get_tool(tool) if isinstance(tool, str) else tool
     name = tool if isinstance(tool, str) else tool.name
     plain = settings.settings if isinstance(settings, LoadedSettings) else settings
@@ -66,15 +68,17 @@ def decide(
     if found is not None and found.command is not None:
         cwd = args.get(found.command_cwd) if found.command_cwd else None
         command = str(args.get(found.command) or "")
-        return _decide_command(found.name, command, rules, workspace, active, cwd if isinstance(cwd, str) else None)
-    return _decide_tool(name, found, args, rules, workspace, active)
+        return _decide_command(found.name, command, rules, workspace, active, cwd if isinstance(cwd, str) else None,
+                               extra_roots)
+    return _decide_tool(name, found, args, rules, (workspace, *extra_roots), active)
 
 
 def _decide_tool(
-    tool_name: str, found: Tool | None, args: dict[str, Any], rules: RuleSet, workspace: Path, mode: PermissionMode
+    tool_name: str, found: Tool | None, args: dict[str, Any], rules: RuleSet, roots: Sequence[Path],
+    mode: PermissionMode,
 ) -> PermissionDecision:
     paths = found.path_arguments(args) if found is not None else []
-    forms = {value: path_forms(workspace, value, directory) for value, directory in paths}
+    forms = {value: path_forms(roots[0], value, directory, roots[1:]) for value, directory in paths}
     url = found.url_of(args) if found is not None else None
     tier = found.tier if found is not None else None
     denied = _first_hit(rules, "deny", tool_name, forms, url)
@@ -150,11 +154,12 @@ def _covers(pattern: str, shapes: set[str], every: bool) -> bool:
 
 
 def _decide_command(
-    tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode, cwd: str | None = None
+    tool_name: str, command: str, rules: RuleSet, workspace: Path, mode: PermissionMode, cwd: str | None = None,
+    extra_roots: Sequence[Path] = (),
 ) -> PermissionDecision:
     from sneakycode.permissions.shell.policy import evaluate  # only commands need the shell parser
 
-    verdict = evaluate(command, rules.shell, workspace, cwd)
+    verdict = evaluate(command, rules.shell, workspace, cwd, extra_roots)
     commands = list(verdict.commands)
 
     def made(decision: Decision, reason: str, rule: str | None) -> PermissionDecision:

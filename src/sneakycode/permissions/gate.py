@@ -153,13 +153,15 @@ class Gate:
             return PreparedCall(name, {}, found, failure=ToolResult.from_error(err))
         proxy = found.decided_as(arguments, self.ctx) if found.decided_as is not None else None
         if proxy is not None:
-            decision = decide(proxy[0], proxy[1], self.ctx.loaded, self.ctx.workspace.root, self.mode)
+            decision = decide(proxy[0], proxy[1], self.ctx.loaded, self.ctx.workspace.root, self.mode,
+                              self.ctx.workspace.extra_roots)
             if proxy[0].name != name:  # the same tool's variant (a read-only task) needs no explanation
                 shown = proxy[0].headline_of(proxy[1])
                 about = f"{proxy[0].name} `{shown}`" if shown else proxy[0].name
                 decision = replace(decision, reason=f"decided as {about} would be: {decision.reason}")
             return PreparedCall(name, arguments, found, args, decision, decided_as=proxy)
-        decision = decide(found, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode)
+        decision = decide(found, arguments, self.ctx.loaded, self.ctx.workspace.root, self.mode,
+                          self.ctx.workspace.extra_roots)
         return PreparedCall(name, arguments, found, args, decision)
 
     def _offered_names(self) -> list[str] | None:

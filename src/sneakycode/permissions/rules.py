@@ -13,6 +13,7 @@ must also stop `git push --force`. Every rule remembers the file, variable or fl
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -147,13 +148,18 @@ def _command_rules(lists: RuleLists) -> CommandRules:
 def hidden_paths(settings: Settings | LoadedSettings) -> Callable[[str], str | None]:
     """For the search tools: the deny rule that keeps a workspace-relative path out of their results, or
     None. A path a deny rule keeps from any tool that reads (a read-only tool with path arguments, like
-    `read_file(.env)`) must not come back as search matches or file names either."""
+    `read_file(.env)`) must not come back as search matches or file names either. A search of an extra root
+    (`--add-dir`) reports absolute paths: they are matched relative to the extra root that holds them, as
+    the permission decision matches them (workspace/paths.py `path_forms`)."""
     rules = [rule for rule in rule_set(settings).tools["deny"] if rule.pattern and _reads(rule.tool)]
     if not rules:
         return nothing_hidden
+    extra = settings.extra_roots if isinstance(settings, LoadedSettings) else ()
 
     def hidden(path: str) -> str | None:
-        return next((rule.entry for rule in rules if rule.pattern and path_matches(rule.pattern, path)), None)
+        forms = [path, *(os.path.relpath(path, root) for root in extra if path.startswith(str(root) + "/"))]
+        return next((rule.entry for rule in rules for form in forms
+                     if rule.pattern and path_matches(rule.pattern, form)), None)
 
     return hidden
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
@@ -65,11 +65,15 @@ class RepositoryGuard:
     absent_files: dict[Path, str] = field(default_factory=dict)  # missing files, deleted after if created: why
     links: dict[Path, str] = field(default_factory=dict)  # protected symbolic links and their targets
     indexes: list[_WatchedIndex] = field(default_factory=list)  # writable indexes: gitlinks added are undone
+    # The guards of the extra roots (`--add-dir`): bound writable like the workspace, so guarded like it.
+    others: list[RepositoryGuard] = field(default_factory=list)
 
     @classmethod
-    def survey(cls, workspace: Path, held: Mapping[Path, str] | None = None) -> RepositoryGuard:
-        """`held`: files protected for one run only, with why (a goal's check files): read-only like the rest."""
-        guard = cls(workspace)
+    def survey(cls, workspace: Path, held: Mapping[Path, str] | None = None,
+               extra_roots: Sequence[Path] = ()) -> RepositoryGuard:
+        """`held`: files protected for one run only, with why (a goal's check files): read-only like the rest.
+        `extra_roots` are surveyed the same way, each as its own workspace."""
+        guard = cls(workspace, others=[cls.survey(root) for root in extra_roots])
         for path, why in (held or {}).items():
             guard._file(path, why=why)
         for name in PROTECTED_FOLDERS:
@@ -98,6 +102,8 @@ class RepositoryGuard:
             argv += ["--ro-bind", str(path), str(path)]
         for path in self.placeholders:
             argv += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        for other in self.others:
+            argv += other.mounts()
         return argv
 
     def _pinned(self) -> list[Path]:
@@ -132,6 +138,8 @@ class RepositoryGuard:
             if not path.is_symlink() or os.readlink(path) != target:
                 done = _undo(partial(_relink, path, target), "put back")
                 notes.append(f"{self._shown(path)} was replaced by the command and {done} (a link to {target})")
+        for other in self.others:
+            notes += [f"{other.workspace}: {note}" for note in other.restore()]
         return notes
 
     def _remove_inside(self, path: Path) -> None:

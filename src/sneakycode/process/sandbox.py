@@ -1,7 +1,7 @@
-"""The bubblewrap sandbox run_command uses: the workspace writable, the rest of the filesystem read-only, a
-private /tmp, and the network shared or cut off. Credential folders and files in the home folder
-(CREDENTIAL_PATHS) and SneakyCode's state folder (other sessions' transcripts and outputs; `hidden`) are
-covered by an empty tmpfs or /dev/null, and what in the workspace would run programs later is read-only
+"""The bubblewrap sandbox run_command uses: the workspace (and its extra roots, `--add-dir`) writable, the rest
+of the filesystem read-only, a private /tmp, and the network shared or cut off. Credential folders and files
+in the home folder (CREDENTIAL_PATHS) and SneakyCode's state folder (other sessions' transcripts and outputs; `hidden`)
+are covered by an empty tmpfs or /dev/null, and what in the workspace would run programs later is read-only
 (see protected.py).
 
 `probe` runs the exact wrapper once (per bwrap, workspace and network setting) around /bin/true, so a
@@ -60,18 +60,22 @@ def bwrap_argv(
     hidden: Sequence[Path] = (),
     guard: RepositoryGuard | None = None,
     proxy_socket: Path | None = None,
+    extra_roots: Sequence[Path] = (),
 ) -> list[str]:
     """`command` wrapped in bubblewrap; `readable` folders stay visible even under the private /tmp or a
     hidden folder; `hidden` (and CREDENTIAL_PATHS) are covered; `guard` keeps its paths read-only.
+    `extra_roots` (checked by workspace/roots.py) are bound writable like the workspace.
     Order matters: later mounts go on top of earlier ones, so a workspace under /tmp is bound over it, a
     hidden folder that holds the workspace is covered before the workspace is bound, and one inside it after."""
+    roots = (workspace, *extra_roots)
     existing = [path for path in [*(Path(os.path.realpath(p)) for p in hidden), *credential_paths()] if path.exists()]
     covered = [
         path
         for path in existing
-        if Path("/tmp") not in path.parents or path == workspace or workspace in path.parents
+        if Path("/tmp") not in path.parents or any(path == root or root in path.parents for root in roots)
     ]  # the private /tmp already hides what is under /tmp and outside the workspace
-    around = [path for path in covered if path == workspace or path in workspace.parents]
+    around = [path for path in covered if any(path == root or path in root.parents for root in roots)]
+    binds = [arg for root in roots for arg in ("--bind", str(root), str(root))]
     argv = [
         bwrap,
         "--die-with-parent",
@@ -82,7 +86,7 @@ def bwrap_argv(
         "--proc", "/proc",
         "--tmpfs", "/tmp",
         *_cover(around),
-        "--bind", str(workspace), str(workspace),
+        *binds,
         *_cover([path for path in covered if path not in around]),
         *(guard.mounts() if guard is not None else []),
         "--setenv", "TMPDIR", "/tmp",
@@ -92,7 +96,7 @@ def bwrap_argv(
         argv += ["--ro-bind", str(folder), str(folder)]
     # A hidden path inside a folder bound back (an installed package in a virtualenv under /tmp) is covered
     # again on top: binding the folder must not show it.
-    argv += _cover([path for path in existing if path not in (workspace, *workspace.parents)
+    argv += _cover([path for path in existing if all(path not in (root, *root.parents) for root in roots)
                     and any(Path(folder) in path.parents for folder in shown)])  # fmt: skip
     if not network or proxy_socket is not None:
         argv.append("--unshare-net")

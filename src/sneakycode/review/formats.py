@@ -5,7 +5,7 @@ Every GitHub line is one workflow command whose text is escaped by GitHub's rule
 message; also `:` and `,` in a property; sneakycode/workflow_commands.py), so nothing the model wrote can end
 a line and start a command of its own (`::add-mask::`, `::stop-commands::`) in the job's log. The JSON and
 SARIF write a `##[` inside a string with a JSON escape (same value, no command); the text format is made
-inert where it is printed (cli/text.py `loggable`).
+inert where it is printed (faces/shared/text.py `loggable`).
 """
 
 from __future__ import annotations

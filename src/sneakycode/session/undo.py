@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,10 +77,13 @@ def _at(entry: JournalEntry) -> str:
     return time.strftime("%H:%M:%S", time.localtime(entry.time))
 
 
-def undo_session(session_dir: Path, session_id: str, root: Path, *, steps: int | None, force: bool) -> UndoReport:
-    """Revert the newest `steps` not-yet-undone mutations of a session (all when None)."""
+def undo_session(session_dir: Path, session_id: str, root: Path, *, steps: int | None, force: bool,
+                 extra_roots: Sequence[Path] = ()) -> UndoReport:
+    """Revert the newest `steps` not-yet-undone mutations of a session (all when None). A change in an extra
+    root (`--add-dir`) is reverted only when that root is given again (`extra_roots`): else it is reported
+    as lying outside the workspace, and left alone."""
     journal = Journal(session_dir)
-    workspace = Workspace(root)
+    workspace = Workspace(root, extra_roots=extra_roots)
     pending = [entry for entry in journal.entries() if not entry.undone]
     chosen = pending[-steps:] if steps else pending
     report = UndoReport(session_id, remaining=len(pending) - len(chosen))
@@ -119,14 +123,15 @@ def undo_session(session_dir: Path, session_id: str, root: Path, *, steps: int |
 
 
 def _relative(workspace: Workspace, path: Path) -> str:
-    """The journalled path below the root, as open_folder walks it; ValueError when it is not below it."""
-    return path.relative_to(workspace.root).as_posix()
+    """The journalled path below the root that holds it, as open_folder walks it; ValueError when it is below
+    none of the roots."""
+    return path.relative_to(workspace.root_of(path)).as_posix()
 
 
 def _capture(workspace: Workspace, path: Path) -> PathState:
-    """The state of `path` now, looked up in its folder as reached from the root (absent when that is gone)."""
+    """The state of `path` now, looked up in its folder as reached from its root (absent when that is gone)."""
     try:
-        with parent_folder(workspace.root, _relative(workspace, path)) as (folder, _):
+        with parent_folder(workspace.root_of(path), _relative(workspace, path)) as (folder, _):
             return capture(path, folder)[0]
     except FileNotFoundError:
         return PathState("absent")
@@ -139,7 +144,7 @@ def _why(workspace: Workspace, exc: Exception) -> str:
             "outside the workspace was touched"
         )
     if isinstance(exc, ValueError):
-        return f"it lies outside the workspace {workspace.root}"
+        return f"it lies outside {workspace.where()}"
     if isinstance(exc, NotADirectoryError):
         return f"{exc.filename} is a file now, not a folder"
     return str(getattr(exc, "strerror", None) or exc)
@@ -151,7 +156,7 @@ def _restore(entry: JournalEntry, workspace: Workspace) -> str:
     relative = _relative(workspace, entry.path)
     try:
         # The folders leading to a file, link or folder that comes back are made again if they are gone.
-        with parent_folder(workspace.root, relative, create=before.kind != "absent") as (folder, name):
+        with parent_folder(workspace.root_of(entry.path), relative, create=before.kind != "absent") as (folder, name):
             return _restore_at(entry, folder, name, shown)
     except FileNotFoundError:
         if before.kind != "absent":

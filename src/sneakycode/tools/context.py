@@ -260,5 +260,6 @@ def open_tool_context(loaded: LoadedSettings, *, kind: str = "tool", session: Se
         loaded.workspace,
         max_file_size_bytes=settings.max_file_size_bytes,
         journal=Journal(info.dir),
+        extra_roots=loaded.extra_roots,
     )
     return ToolContext(ToolSession(workspace, loaded, info.id, info.dir, lsp=SessionServers(start_early=not one_shot)))

@@ -207,7 +207,7 @@ def sandboxed(
         except OSError:
             readable = []
         proxy_socket = proxy_for(ctx, network) if network.mode == "allowlist" else None
-        guard = RepositoryGuard.survey(ctx.workspace.root, ctx.workspace.held)
+        guard = RepositoryGuard.survey(ctx.workspace.root, ctx.workspace.held, ctx.workspace.extra_roots)
         wrapped = bwrap_argv(
             argv,
             bwrap=found.bwrap,
@@ -221,6 +221,7 @@ def sandboxed(
                     *map(Path, settings.sandbox_hide)],
             guard=guard,
             proxy_socket=proxy_socket,
+            extra_roots=ctx.workspace.extra_roots,
         )
         return wrapped, "bwrap", [], guard
     if settings.sandbox == "bwrap":

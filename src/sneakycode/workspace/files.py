@@ -10,14 +10,16 @@ are kept). Writes go to a temporary file in the same folder, are fsynced and ren
 crash leaves the old file whole. The read ledger remembers what the model last saw of each file, so edits
 of unseen or changed files are refused; the mutation journal (when set) is told about every change before
 it happens, for undo. The root, `.git/` and `.sneakycode/` are never changed (protected.py).
+
+Extra roots (`--add-dir`, checked once by roots.py) are part of the workspace for every tool: a path inside
+one is contained by the same rules, reached from that root's descriptor, and protected the same way.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -32,9 +34,10 @@ from sneakycode.workspace.anchored import (
     open_folder,
     write_at,
 )
+from sneakycode.workspace.file_errors import closing_fd, io_error, not_regular, read_only, short
 from sneakycode.workspace.ledger import LedgerEntry, MutationJournal, ReadLedger, SinceRead
 from sneakycode.workspace.near_misses import near_misses
-from sneakycode.workspace.paths import contains, escaped, locate, written_problem
+from sneakycode.workspace.paths import escaped, locate, root_of, written_problem
 from sneakycode.workspace.protected import protection
 from sneakycode.workspace.textfiles import TextFile, TextFormat, decode_text, encode_text, sha256_bytes, short_diff
 from sneakycode.workspace.textfiles import as_held as as_the_editor_holds_it
@@ -68,8 +71,12 @@ class Workspace:
         *,
         max_file_size_bytes: int = 1_048_576,
         journal: MutationJournal | None = None,
+        extra_roots: Sequence[Path] = (),
     ) -> None:
         self.root = root.resolve()
+        # Checked and resolved once by roots.extra_roots (existing folders, no protected place among them).
+        self.extra_roots = tuple(extra_roots)
+        self.roots = (self.root, *self.extra_roots)
         self.max_file_size_bytes = max_file_size_bytes
         self.journal = journal
         self.ledger = ReadLedger()
@@ -90,15 +97,25 @@ class Workspace:
         return escaped(rel.as_posix() or ".")
 
     def contains(self, path: Path) -> bool:
-        """True when `path` (already absolute and normalised) is the root or below it."""
-        return contains(self.root, path)
+        """True when `path` (already absolute and normalised) is a root or below one."""
+        return root_of(self.roots, path) is not None
+
+    def root_of(self, real: Path) -> Path:
+        """The root (the workspace's, or an extra one) that holds `real`, a path `resolve` returned."""
+        return root_of(self.roots, real) or self.root
+
+    def where(self) -> str:
+        """The workspace as an error message names it: its root and the extra roots."""
+        if not self.extra_roots:
+            return f"the workspace {self.root}"
+        return f"the workspace {self.root} and the added folders ({', '.join(map(str, self.extra_roots))})"
 
     def check_written(self, user_path: str) -> None:
         """Refuse what no file system can use, before anything looks at the disk."""
         if not user_path or not user_path.strip():
             raise ToolError(ErrorCode.INVALID_PATH, "the path is empty")
         if "\x00" in user_path:
-            raise ToolError(ErrorCode.INVALID_PATH, f"the path {_short(user_path)} contains a NUL byte")
+            raise ToolError(ErrorCode.INVALID_PATH, f"the path {short(user_path)} contains a NUL byte")
         if user_path.startswith("~"):
             raise ToolError(
                 ErrorCode.INVALID_PATH,
@@ -106,24 +123,24 @@ class Workspace:
             )
         problem = written_problem(user_path, Path(os.path.normpath(self.root / user_path)))
         if problem is not None:
-            raise ToolError(problem.code, f"the path {_short(user_path)} {problem.text}")
+            raise ToolError(problem.code, f"the path {short(user_path)} {problem.text}")
 
     def resolve(self, user_path: str, *, must_exist: bool = False) -> Path:
         """The real, contained path for a model-supplied path, or a ToolError saying exactly why not."""
         self.check_written(user_path)
-        located = locate(self.root, user_path)
+        located = locate(self.root, user_path, self.extra_roots)
         if located.problem is not None:
-            raise ToolError(located.problem.code, f"the path {_short(user_path)} {located.problem.text}")
+            raise ToolError(located.problem.code, f"the path {short(user_path)} {located.problem.text}")
         lexical, real = located.lexical, located.real
         if located.written is None and not located.real_inside:
             raise ToolError(
                 ErrorCode.OUTSIDE_WORKSPACE,
-                f"{user_path!r} resolves to {lexical}, outside the workspace {self.root}",
+                f"{user_path!r} resolves to {lexical}, outside {self.where()}",
             )
         if not located.real_inside:
             raise ToolError(
                 ErrorCode.SYMLINK_ESCAPE,
-                f"{user_path!r} goes through a symbolic link to {real}, outside the workspace {self.root}",
+                f"{user_path!r} goes through a symbolic link to {real}, outside {self.where()}",
             )
         if must_exist and not os.path.lexists(real):
             raise self.not_found(user_path, real)
@@ -136,29 +153,31 @@ class Workspace:
 
     def near_misses(self, missing: Path, limit: int = 3) -> list[str]:
         """Up to `limit` existing paths that look like the missing one (see near_misses.py)."""
-        return [self.display(path) for path in near_misses(self.root, missing, limit)]
+        return [self.display(path) for path in near_misses(self.root_of(missing), missing, limit)]
 
     def is_protected(self, real: Path) -> bool:
-        """The root itself and anything under .git/ or .sneakycode/ are never changed or deleted by tools."""
-        return protection(self.root, real, "", self.held) is not None
+        """The roots themselves and anything under .git/ or .sneakycode/ are never changed or deleted by tools."""
+        return protection(self.roots, real, "", self.held) is not None
 
     def require_unprotected(self, real: Path, user_path: str) -> None:
-        refusal = protection(self.root, real, user_path, self.held)
+        refusal = protection(self.roots, real, user_path, self.held)
         if refusal is not None:
             raise refusal
 
     # ---- folders, reached without following links --------------------------------------------------
 
     def _open_folder(self, folder: Path, user_path: str, *, create: bool = False) -> int:
-        """A descriptor of `folder` (a real path inside the root), its missing parts created (and journalled)
-        when `create`; a ToolError when a part is a file, became a link, or cannot be reached."""
-        parts = folder.relative_to(self.root).parts
+        """A descriptor of `folder` (a real path inside a root), walked from the root that holds it, its missing
+        parts created (and journalled) when `create`; a ToolError when a part is a file, became a link, or
+        cannot be reached."""
+        root = self.root_of(folder)
+        parts = folder.relative_to(root).parts
 
         def make(dir_fd: int, index: int) -> None:
-            self._mkdir_at(dir_fd, self.root.joinpath(*parts[: index + 1]))
+            self._mkdir_at(dir_fd, root.joinpath(*parts[: index + 1]))
 
         try:
-            return open_folder(self.root, parts, make if create else None)
+            return open_folder(root, parts, make if create else None)
         except PathChanged as exc:
             raise ToolError(
                 ErrorCode.PATH_CHANGED,
@@ -174,7 +193,7 @@ class Workspace:
         except FileNotFoundError:
             raise self.not_found(user_path, folder) from None
         except OSError as exc:
-            raise _io_error(user_path, exc) from None
+            raise io_error(user_path, exc) from None
 
     def _mkdir_at(self, dir_fd: int, real: Path) -> None:
         if self.journal is not None:
@@ -188,17 +207,17 @@ class Workspace:
     def open_file(self, user_path: str) -> OpenFile:
         """A regular file inside the workspace, opened for reading (never blocking); the caller closes it."""
         real = self.resolve(user_path, must_exist=True)
-        if real == self.root:
+        if real in self.roots:
             raise ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
         with closing_fd(self._open_folder(real.parent, user_path)) as folder:
             try:
                 fh, info = open_regular(real.name, dir_fd=folder, follow_symlinks=False)
             except NotRegularFile as exc:
-                raise _not_regular(user_path, exc.kind) from None
+                raise not_regular(user_path, exc.kind) from None
             except FileNotFoundError:
                 raise self.not_found(user_path, real) from None
             except OSError as exc:
-                raise _io_error(user_path, exc) from None
+                raise io_error(user_path, exc) from None
         return OpenFile(fh, info, real)
 
     def read_text(self, user_path: str) -> TextFile:
@@ -241,7 +260,7 @@ class Workspace:
             raise ToolError(ErrorCode.NOT_READ, f"{user_path!r} has not been read in this session")
         current = self.read_text(user_path)
         if not current.mode & 0o222:
-            raise _read_only(user_path, current.mode)
+            raise read_only(user_path, current.mode)
         return SinceRead(entry, current)
 
     def require_fresh(self, user_path: str, real: Path) -> TextFile:
@@ -287,7 +306,7 @@ class Workspace:
             try:
                 write_at(folder, real.name, data, mode if mode is not None else NEW_FILE_MODE)
             except OSError as exc:
-                raise _io_error(user_path, exc) from None
+                raise io_error(user_path, exc) from None
             if self.journal is not None:
                 self.journal.record_after(real, folder)
         written = TextFile(
@@ -308,7 +327,7 @@ class Workspace:
         try:
             info = lstat_at(folder, real.name)
         except OSError as exc:
-            raise _io_error(user_path, exc) from None
+            raise io_error(user_path, exc) from None
         if info is None:
             return None
         if stat.S_ISDIR(info.st_mode):
@@ -318,10 +337,10 @@ class Workspace:
                 ErrorCode.PATH_CHANGED, f"{user_path!r} changed while in use: it is now a symbolic link"
             )
         if not stat.S_ISREG(info.st_mode):
-            raise _not_regular(user_path, kind_of(info.st_mode), "replaced")
+            raise not_regular(user_path, kind_of(info.st_mode), "replaced")
         mode = stat.S_IMODE(info.st_mode)
         if not mode & 0o222 or not os.access(real.name, os.W_OK, dir_fd=folder):
-            raise _read_only(user_path, mode)
+            raise read_only(user_path, mode)
         return mode
 
     def make_dirs(self, user_path: str) -> bool:
@@ -356,42 +375,8 @@ class Workspace:
             try:
                 os.unlink(name, dir_fd=folder)
             except OSError as exc:
-                raise _io_error(user_path, exc) from None
+                raise io_error(user_path, exc) from None
             if self.journal is not None:
                 self.journal.record_after(real, folder)
         self.ledger.forget(real)
         return real, info.st_size
-
-
-@contextmanager
-def closing_fd(fd: int) -> Iterator[int]:
-    """`with closing_fd(os.open(...)) as fd:` closes the descriptor however the block ends."""
-    try:
-        yield fd
-    finally:
-        os.close(fd)
-
-
-def _not_regular(user_path: str, kind: str, verb: str = "read") -> ToolError:
-    if kind == "a folder":
-        return ToolError(ErrorCode.IS_DIRECTORY, f"{user_path!r} is a directory, not a file")
-    if kind == "a symbolic link":
-        return ToolError(ErrorCode.PATH_CHANGED, f"{user_path!r} changed while in use: it is now a symbolic link")
-    return ToolError(ErrorCode.NOT_REGULAR_FILE, f"{user_path!r} is {kind}, not a regular file, so it is not {verb}")
-
-
-def _read_only(user_path: str, mode: int) -> ToolError:
-    return ToolError(
-        ErrorCode.READ_ONLY_FILE,
-        f"{user_path!r} is read-only (mode {mode:04o}), so it is not replaced",
-    )
-
-
-def _short(user_path: str) -> str:
-    shown = repr(user_path)
-    return shown if len(shown) <= 120 else f"{shown[:100]}...' ({len(user_path)} characters)"
-
-
-def _io_error(user_path: str, exc: OSError) -> ToolError:
-    return ToolError(ErrorCode.IO_ERROR, f"{_short(user_path)}: {exc.strerror or exc}")
-

@@ -5,6 +5,11 @@ policy's redirection targets all ask `locate`, so they cannot drift. Containment
 components (`/work/proj-other` is not inside `/work/proj`), on the path as written and on its real path
 (symlinks resolved); a path through an alias of the root (a symlinked checkout) is as inside as the root.
 
+A session may have extra roots besides the workspace (`--add-dir`, ACP `additionalDirectories`; roots.py
+checks them once): `locate` given them counts a path inside any root as inside, by the same rules, and
+names the root that holds it (`Located.root`), which the anchored walk then starts from. Relative paths are
+always relative to the workspace root.
+
 `locate` never raises, whatever it is given: a path that cannot be used at all (a NUL byte, a name over
 NAME_MAX, a path over PATH_MAX, a loop of links, a folder on the way that cannot be searched) comes back
 with its `problem` set, so the permission gate can still decide on the written form and the tool refuses
@@ -16,6 +21,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -33,6 +39,11 @@ def contains(root: Path, path: Path) -> bool:
     return os.path.commonpath([root, path]) == str(root)
 
 
+def root_of(roots: Sequence[Path], path: Path) -> Path | None:
+    """The first of `roots` (the workspace root first) that holds `path` (absolute and normalised)."""
+    return next((root for root in roots if contains(root, path)), None)
+
+
 class PathProblem(NamedTuple):
     """Why a path cannot be used: the error code and the rest of a sentence that starts with the path."""
 
@@ -44,30 +55,42 @@ class PathProblem(NamedTuple):
 class Located:
     """`lexical` is normalised without following links; `real` follows them; `written` is the path below the
     root as written (through an alias of the root too), or None when it is written outside the root.
-    `problem` is set when the path cannot be used at all; `real` is then `lexical` or as far as it resolved."""
+    `problem` is set when the path cannot be used at all; `real` is then `lexical` or as far as it resolved.
+    `written_root` is the root `written` is below (the workspace root or an extra one); `root` the one that
+    holds `real` when `real_inside` (its folders are walked from it), else `written_root`."""
 
     lexical: Path
     real: Path
     written: str | None
     real_inside: bool
     problem: PathProblem | None = None
+    root: Path | None = None
+    written_root: Path | None = None
 
 
-def locate(root: Path, value: str) -> Located:
-    """Where `value` (relative to `root`, or absolute) points. `root` must be a real path."""
+def locate(root: Path, value: str, extra: Sequence[Path] = ()) -> Located:
+    """Where `value` (relative to `root`, or absolute) points. `root` and the `extra` roots must be real paths;
+    inside any of them is inside."""
+    roots = (root, *extra)
     given = Path(value)
     lexical = Path(os.path.normpath(given if given.is_absolute() else root / given))
     problem = written_problem(value, lexical)
     if problem is not None:
-        return Located(lexical, lexical, _lexically_below(root, lexical), False, problem)
+        where = root_of(roots, lexical)
+        below = _lexically_below(where, lexical) if where is not None else None
+        return Located(lexical, lexical, below, False, problem, where, where)
     try:
         real = Path(os.path.realpath(lexical))
-        written = _written_below(root, lexical)
+        written_root, written = _written_below_any(roots, lexical)
     except OSError:
         # realpath() read a link that another process replaced between its lstat and its readlink.
         changed = PathProblem(ErrorCode.PATH_CHANGED, "changed while it was being resolved")
-        return Located(lexical, lexical, _lexically_below(root, lexical), False, changed)
-    return Located(lexical, real, written, contains(root, real), _reach_problem(real))
+        where = root_of(roots, lexical)
+        below = _lexically_below(where, lexical) if where is not None else None
+        return Located(lexical, lexical, below, False, changed, where, where)
+    holder = root_of(roots, real)
+    return Located(lexical, real, written, holder is not None, _reach_problem(real), holder or written_root,
+                   written_root)
 
 
 def written_problem(value: str, lexical: Path) -> PathProblem | None:
@@ -129,6 +152,15 @@ def _lexically_below(root: Path, lexical: Path) -> str | None:
     return os.path.relpath(lexical, root) if contains(root, lexical) else None
 
 
+def _written_below_any(roots: Sequence[Path], lexical: Path) -> tuple[Path | None, str | None]:
+    """The first root the path is written below (directly or through an alias), and the path below it."""
+    for root in roots:
+        written = _written_below(root, lexical)
+        if written is not None:
+            return root, written
+    return None, None
+
+
 def _written_below(root: Path, lexical: Path) -> str | None:
     if contains(root, lexical):
         return os.path.relpath(lexical, root)
@@ -139,16 +171,23 @@ def _written_below(root: Path, lexical: Path) -> str | None:
     return None
 
 
-def path_forms(root: Path, value: str, directory: bool) -> set[str]:
+def path_forms(root: Path, value: str, directory: bool, extra: Sequence[Path] = ()) -> set[str]:
     """The root-relative forms a path argument takes: as written and with links resolved, so a link cannot
     carry a call past a rule. Folders end in `/` so that `build/` patterns match them; a form outside the root
-    starts with `../`, which no workspace pattern matches. A path that cannot be used is decided on its
-    written form alone (the tool refuses it anyway)."""
-    located = locate(root, value)
-    written = located.written if located.written is not None else os.path.relpath(located.lexical, root)
-    shapes = [(written, located.lexical)]
+    starts with `../`, which no workspace pattern matches. A path inside an extra root also takes its forms
+    relative to that root, so the workspace's rules hold there as they do in the workspace (a deny or ask rule
+    needs one form to match, an allow rule all of them: more forms never loosen). A path that cannot be used
+    is decided on its written form alone (the tool refuses it anyway)."""
+    located = locate(root, value, extra)
+    written = located.written if located.written_root == root else None
+    shapes = [(written if written is not None else os.path.relpath(located.lexical, root), located.lexical)]
     if located.problem is None:
         shapes.append((os.path.relpath(located.real, root), located.real))
+    for other in extra:
+        if located.written is not None and located.written_root == other:
+            shapes.append((located.written, located.lexical))
+        if located.problem is None and contains(other, located.real):
+            shapes.append((os.path.relpath(located.real, other), located.real))
     forms = set()
     for relative, path in shapes:
         is_dir = directory or (located.problem is None and _is_dir(path))
@@ -168,11 +207,13 @@ def _is_dir(path: Path) -> bool:
 # the shell policy never auto-approves a command that visibly writes here.
 
 
-def protected_write(root: Path, value: str) -> str | None:
+def protected_write(root: Path, value: str, extra: Sequence[Path] = ()) -> str | None:
     """The protected place (`PROTECTED_WRITE_PATHS`) that writing `value` would change, as written or with
-    links resolved; None when it changes none. Compared case-insensitively, for case-insensitive disks."""
-    located = locate(root, value)
-    forms = [located.written, os.path.relpath(located.real, root) if contains(root, located.real) else None]
+    links resolved, at the top of the workspace or of an `extra` root; None when it changes none. Compared
+    case-insensitively, for case-insensitive disks."""
+    located = locate(root, value, extra)
+    holder = located.root if located.real_inside else None
+    forms = [located.written, os.path.relpath(located.real, holder) if holder is not None else None]
     for form in forms:
         if form is None:
             continue

@@ -7,15 +7,15 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, run_main
 from tests.extensions.mcp.servers import fixture_server, user_servers
 from tests.faces.cli.test_headless import ENV, call, finish
 
 
 def run(ws: Path, task: str, steps: list[dict[str, Any]]) -> tuple[CliResult, list[dict[str, Any]]]:
     with ScriptedServer({"models": ["scripted-model"], "steps": steps}) as server:
-        result = run_cli("-p", task, "--base-url", server.base_url, "--model", "scripted-model",
-                         "--workspace", str(ws), "--yes", env=ENV, timeout=120)
+        result = run_main("-p", task, "--base-url", server.base_url, "--model", "scripted-model",
+                          "--workspace", str(ws), "--yes", env=ENV, timeout=120)
     return result, server.chat_requests
 
 

@@ -1,5 +1,5 @@
 """Issue 25, MCP tools run with arguments their schema forbids: every call to an MCP tool is checked against
-the server's inputSchema before it is sent. Through the real CLI (`-p`, the scripted model server) and a real
+the server's inputSchema before it is sent. Through the CLI's main (`-p`, the scripted model server) and a real
 MCP server written here, which records every call it receives."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, run_cli
+from tests.conftest import CliResult, run_main
 from tests.extensions.mcp.servers import user_servers
 from tests.faces.cli.test_headless import ENV, call, finish
 
@@ -70,8 +70,8 @@ def received(record: Path) -> list[dict[str, Any]]:
 
 def run(ws: Path, steps: list[dict[str, Any]]) -> tuple[CliResult, list[dict[str, Any]]]:
     with ScriptedServer({"models": ["scripted-model"], "steps": steps}) as server:
-        result = run_cli("-p", "count please", "--base-url", server.base_url, "--model", "scripted-model",
-                         "--workspace", str(ws), "--yes", env=ENV, timeout=120)
+        result = run_main("-p", "count please", "--base-url", server.base_url, "--model", "scripted-model",
+                          "--workspace", str(ws), "--yes", env=ENV, timeout=120)
     return result, server.chat_requests
 
 

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.testing.server import ScriptedServer
-from tests.conftest import CliResult, project_config, run_cli
+from tests.conftest import CliResult, project_config, run_main
 from tests.extensions.mcp.servers import alive, fixture_server, gone, pid_in, servers_toml, user_servers
 from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 
 
 def headless(ws: Path, steps: list[dict[str, Any]], *flags: str) -> tuple[CliResult, ScriptedServer]:
     with ScriptedServer({"models": ["scripted-model"], "steps": steps}) as server:
-        result = run_cli(
+        result = run_main(
             "-p", "Use the servers", "--base-url", server.base_url, "--model", "scripted-model",
             "--workspace", str(ws), *flags, env=ENV, timeout=120,
         )
@@ -54,7 +54,7 @@ def test_a_denied_server_tool_is_refused_with_the_rule_named(ws: Path) -> None:
     [answer] = tool_results(server.chat_requests[1])
     assert answer.startswith("Error [permission_denied]") and "mcp__fx__delete_*" in answer
     assert "deleted" not in answer
-    checked = run_cli("permissions", "check", "mcp__fx__delete_note", "--workspace", str(ws))
+    checked = run_main("permissions", "check", "mcp__fx__delete_note", "--workspace", str(ws))
     assert checked.stdout.startswith("deny") and "mcp__fx__delete_*" in checked.stdout
 
 
@@ -120,7 +120,7 @@ def test_untrusted_repository_servers_wait_for_trust(ws: Path, tmp_path: Path) -
     assert not any(n.startswith("mcp__") for n in offered(server.chat_requests[0]))
     assert "not trusted" in result.stderr and "repo (" in result.stderr and "proj (" in result.stderr
     assert not pid_file.exists()
-    granted = run_cli("trust", "--workspace", str(ws))
+    granted = run_main("trust", "--workspace", str(ws))
     assert granted.code == 0 and "MCP server repo" in granted.stdout and "MCP server proj" in granted.stdout
     result, server = headless(ws, [finish("ok")], "--yes")
     assert {"mcp__repo__echo", "mcp__proj__echo"} <= set(offered(server.chat_requests[0]))

@@ -171,27 +171,6 @@ def test_a_loaded_session_shows_the_same_diffs_lines_reasoning_links_and_mode_as
                          "ToolCallProgress", "AgentMessageChunk"]
 
 
-def test_additional_directories_are_refused_with_what_to_do_instead(ws: Path, server: ScriptedServer,
-                                                                    tmp_path: Path) -> None:
-    """Not advertised (every guard holds one workspace root): a client that sends them anyway is told what to
-    open instead, and no session starts."""
-    other = tmp_path / "other"
-    other.mkdir()
-
-    async def go() -> tuple[Any, Any]:
-        async with running_agent(Editor(), server) as (conn, _agent):
-            init = await initialized(conn)
-            try:
-                await conn.new_session(cwd=str(ws), mcp_servers=[], additional_directories=[str(other)])
-            except Exception as exc:
-                return init, (getattr(exc, "code", None), str(getattr(exc, "data", "")))
-            return init, "started"
-
-    init, refused = run(go)
-    assert init.agent_capabilities.session_capabilities.additional_directories is None
-    assert refused[0] == -32602 and str(other) in refused[1] and "one workspace folder" in refused[1]
-
-
 def test_a_loaded_session_never_comes_back_in_a_mode_the_editor_could_not_choose(
         ws: Path, server: ScriptedServer) -> None:
     """Hardening round three, class 11: the mode a loaded session restores is one the editor offers; a `yolo`

@@ -23,7 +23,7 @@ from sneakycode.testing.server import ScriptedServer
 from tests.batch.scenario import done, make_repo, write_tasks
 from tests.faces.cli.fake_github import FakeGitHub
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "ghs_workflowTOKEN0123456789"
 REPOSITORY = "octo/widgets"
 HEAD = "abc123def4567890abc123def4567890abc123de"

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from sneakycode.config import PermissionMode
-from sneakycode.faces.cli.main import MODES, SUBCOMMANDS
+from sneakycode.faces.cli.main import SUBCOMMANDS
+from sneakycode.faces.shared.flags import MODES
 from sneakycode.testing.server import ScriptedServer
 from sneakycode.version import __version__
 from tests.conftest import run_cli

@@ -74,3 +74,32 @@ def test_attempts_through_p_keep_the_passing_attempt_and_apply_it_with_yes(ws: P
     shown = json.loads(result.stdout)
     assert shown["chosen_attempt"] == 2 and [row["check_passed"] for row in shown["attempts"]] == [False, True]
     assert "a + b" in (ws / "calc.py").read_text() and "applied to the workspace" in shown["result"]
+
+
+def test_attempts_without_p_is_a_usage_error_naming_p_not_silently_ignored(ws: Path) -> None:
+    from tests.conftest import run_cli
+
+    result = run_cli("--attempts", "3", "make add right", "--workspace", str(ws))
+    assert result.code == 2 and "sneakycode -p TASK --attempts N" in result.stderr
+    assert "/attempts N TASK" in result.stderr
+
+
+def test_attempts_on_ray_without_ray_installed_is_a_clear_usage_error(ws: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    from tests.conftest import run_cli
+
+    (ws / "calc.py").write_text(CALC)
+    for argv in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "s"]):
+        subprocess.run(["git", "-C", str(ws), *argv], check=True)
+    # A `ray` that cannot be imported, as without the extra (Ray is installed in the test environment).
+    (tmp_path / "no_ray" / "ray").mkdir(parents=True)
+    (tmp_path / "no_ray" / "ray" / "__init__.py").write_text("raise ImportError('no ray here')\n")
+    with ScriptedServer({"steps": []}) as server:
+        result = run_cli("-p", "x", "--base-url", server.base_url, "--model", "m", "--workspace", str(ws),
+                         "--until", "true", "--attempts", "2", "--executor", "ray",
+                         env={"PYTHONPATH": str(tmp_path / "no_ray")})
+        assert server.chat_requests == []
+    assert result.code == 2 and "--executor ray needs Ray: pip install 'sneakycode[ray]'" in result.stderr
+    listed = subprocess.run(["git", "-C", str(ws), "worktree", "list"], capture_output=True, text=True).stdout
+    assert len(listed.splitlines()) == 1

@@ -15,7 +15,7 @@ import pytest
 
 from sneakycode.testing.server import ScriptedServer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def call(name: str, **arguments: Any) -> dict[str, Any]:

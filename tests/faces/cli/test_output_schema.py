@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sneakycode.faces.cli.exit_codes import ExitCode
+from sneakycode.faces.shared.exit_codes import ExitCode
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import CliResult, run_cli
 

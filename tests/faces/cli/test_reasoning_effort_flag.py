@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from sneakycode.faces.cli.main import _agent_parser
-from sneakycode.faces.cli.startup import options_from_args
+from sneakycode.faces.cli import agent_command
+from sneakycode.faces.cli.main import SUBCOMMANDS
+from sneakycode.faces.shared.startup import options_from_args
+
+
+def _agent_parser() -> agent_command.argparse.ArgumentParser:
+    return agent_command.parser(SUBCOMMANDS)
 
 
 def test_the_flag_sets_the_options_reasoning_effort_and_its_config_key() -> None:

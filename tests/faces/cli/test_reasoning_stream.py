@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 
-from sneakycode.faces.cli.exit_codes import ExitCode
+from sneakycode.faces.shared.exit_codes import ExitCode
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import run_cli
 

@@ -424,7 +424,7 @@ def test_a_rewind_that_leaves_a_path_exits_non_zero_naming_it(server: ScriptedSe
     """Hardening round three, class 11: src/b.py was deleted and src/ made unreadable after the run; `git
     status` skipped what it could not look at, so the snapshot still held src/b.py and `rewind --force`
     said the files were as at the checkpoint and exited 0, with src/b.py gone. Now the folder is left out
-    of the snapshot, the rewind exits 1 (a failure, cli/exit_codes.py) and names each path it left. As root,
+    of the snapshot, the rewind exits 1 (a failure, faces/shared/exit_codes.py) and names each path it left. As root,
     whom permission bits do not stop, the runs go through a user namespace without that power."""
     server.add_steps([call("write_file", file_path="one.txt", content="1\n"), call("finish", message="done")])
     base = ["--base-url", server.base_url, "--model", "scripted-model", "--workspace", str(repo), "--yes"]

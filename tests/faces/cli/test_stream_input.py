@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from sneakycode.faces.cli.stream_input import MAX_STDIN_MESSAGE_BYTES
+from sneakycode.faces.shared.stream_input import MAX_STDIN_MESSAGE_BYTES
 from sneakycode.testing.server import ScriptedServer
 from tests.faces.cli.test_headless import ENV
 

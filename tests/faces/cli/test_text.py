@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sneakycode.faces.cli.text import printable
+from sneakycode.faces.shared.text import printable
 from sneakycode.faces.terminal.approver import TerminalApprover
 from sneakycode.faces.terminal.render import TerminalSink
 from sneakycode.permissions.gate import PendingCall

@@ -4,6 +4,7 @@ libraries marked as outside the workspace, and coded errors for what it cannot a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,16 +13,35 @@ from sneakycode.config import load_settings
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
 from sneakycode.tools.lsp.answers import character_column, utf16_column
-from tests.conftest import call, project_config
+from tests.conftest import call, isolate_home, project_config
 from tests.tools.lsp.servers import JEDI, project, use_jedi
 
 
-@pytest.fixture
-def lsp_ctx(ws: Path) -> ToolContext:
+def _jedi_session(ws: Path) -> ToolContext:
     assert JEDI.exists(), "jedi-language-server is in the dev extras"
     use_jedi()
     project(ws)
-    ctx = open_tool_context(load_settings(ws))
+    return open_tool_context(load_settings(ws))
+
+
+@pytest.fixture(scope="module")
+def lsp_ctx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ToolContext]:
+    """One session and one jedi for the tests that only ask about the project (or add a file of their own):
+    starting and stopping jedi is most of such a test's time. Its own home, since `isolated_home` is per test."""
+    root = tmp_path_factory.mktemp("code-tool")
+    with pytest.MonkeyPatch.context() as patch:
+        (root / "home").mkdir()
+        isolate_home(patch, root / "home")
+        (root / "ws").mkdir()
+        ctx = _jedi_session(root / "ws")
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def fresh_lsp_ctx(ws: Path) -> Iterator[ToolContext]:
+    """A session of its own, for a test that changes the project's files."""
+    ctx = _jedi_session(ws)
     yield ctx
     ctx.close()
 
@@ -83,7 +103,8 @@ def test_hover_shows_the_signature_and_docstring(lsp_ctx: ToolContext) -> None:
     assert "def area(width, height)" in result.render() and "The area of a rectangle." in result.render()
 
 
-def test_a_library_place_is_marked_outside_the_workspace_and_not_read(lsp_ctx: ToolContext, ws: Path) -> None:
+def test_a_library_place_is_marked_outside_the_workspace_and_not_read(lsp_ctx: ToolContext) -> None:
+    ws = lsp_ctx.workspace.root
     (ws / "tool.py").write_text("import json\n\njson.dumps({})\n")
     result = call(lsp_ctx, "code", op="definition", path="tool.py", line=3, symbol="dumps")
     assert result.success, result.render()
@@ -92,7 +113,8 @@ def test_a_library_place_is_marked_outside_the_workspace_and_not_read(lsp_ctx: T
     assert result.render().splitlines()[1].startswith("(outside the workspace) /")
 
 
-def test_what_it_cannot_answer_is_a_coded_error(lsp_ctx: ToolContext, ws: Path) -> None:
+def test_what_it_cannot_answer_is_a_coded_error(lsp_ctx: ToolContext) -> None:
+    ws = lsp_ctx.workspace.root
     missing = call(lsp_ctx, "code", op="definition", path="main.py", line=3, symbol="volume")
     assert missing.code == "symbol_not_on_line" and "3\tprint(area(2, 3))" in missing.render()
     (ws / "notes.txt").write_text("area\n")
@@ -103,12 +125,12 @@ def test_what_it_cannot_answer_is_a_coded_error(lsp_ctx: ToolContext, ws: Path) 
     assert call(lsp_ctx, "code", op="definition", path="../x.py", line=1, symbol="x").code == "outside_workspace"
 
 
-def test_answers_follow_the_file_on_disk_after_a_command_changed_it(lsp_ctx: ToolContext, ws: Path) -> None:
+def test_answers_follow_the_file_on_disk_after_a_command_changed_it(fresh_lsp_ctx: ToolContext, ws: Path) -> None:
     """The server was shown main.py; a command rewrites it (no edit tool involved): the next answer is about
     the new text, not the one the server held."""
-    assert call(lsp_ctx, "code", op="definition", path="main.py", line=3, symbol="area").success
+    assert call(fresh_lsp_ctx, "code", op="definition", path="main.py", line=3, symbol="area").success
     (ws / "main.py").write_text("from shapes.geometry import Box\n\n\nBox().volume(1)\n")
-    result = call(lsp_ctx, "code", op="definition", path="main.py", line=4, symbol="volume")
+    result = call(fresh_lsp_ctx, "code", op="definition", path="main.py", line=4, symbol="volume")
     assert result.data["places"][0]["line"] == 7
 
 

@@ -119,6 +119,7 @@ def test_nothing_from_a_hidden_file_reaches_the_model_through_code_or_its_diagno
         assert "private/keys.py" not in text, text
 
 
+@pytest.mark.slow  # over 10 s: three jedi starts under bubblewrap, one per change of the hidden files
 def test_a_file_hidden_after_the_server_started_is_kept_from_it_too(ws: Path) -> None:
     """Hardening round three, class 2: the server is started again when the hidden files change, so one that
     appears after it started (or is replaced by a rename, which would uncover it) is never read by it; while

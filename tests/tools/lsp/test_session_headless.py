@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import CliResult, run_cli
 from tests.tools.lsp.servers import project, use_fake, use_jedi
@@ -44,6 +46,7 @@ def servers_in(ws: Path) -> list[int]:
     return found
 
 
+@pytest.mark.slow  # over 10 s: a CLI start, jedi started, an edit waiting for its diagnostics, jedi stopped
 def test_the_model_finds_a_definition_with_code_and_changes_its_signature(ws: Path) -> None:
     use_jedi()
     project(ws)
@@ -82,6 +85,7 @@ def test_code_is_not_offered_without_a_server_for_the_workspace(ws: Path) -> Non
     assert "code" not in offered
 
 
+@pytest.mark.slow  # about 10 s: a CLI start, the request timeout, a server ignoring SIGTERM waited for, killed
 def test_a_server_that_hangs_is_a_coded_result_and_the_run_goes_on(ws: Path) -> None:
     """The fake server answers initialize, then nothing (and ignores SIGTERM): the model gets
     language_server_timeout after lsp.request_timeout, its next call runs, the run ends normally, nothing is

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sneakycode.config.settings import WebSettings
+from sneakycode.config.tool_settings import WebSettings
 from sneakycode.errors import ToolError
 from sneakycode.tools.web.fetch import Fetcher, IPAddress, checked_address, internal_kind
 from tests.tools.web.site import Site

@@ -14,7 +14,7 @@ import pytest
 from sneakycode.config import load_settings
 from sneakycode.tools.base import ToolContext
 from sneakycode.tools.context import open_tool_context
-from tests.conftest import call, project_config, run_cli
+from tests.conftest import call, project_config, run_main
 from tests.tools.web.site import Site, tiny_pdf
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "web"
@@ -147,13 +147,13 @@ def test_a_domain_deny_rule_holds_on_the_first_url_and_on_redirects(site: Site, 
 def test_sneakycode_tool_fetches_and_permissions_check_explains_domain_rules(site: Site, ws: Path) -> None:
     project_config(ws, '[tools.web]\nallow_private = true\n[permissions]\n'
                        'allow = ["web_fetch(domain:docs.python.org)"]\ndeny = ["web_fetch(domain:*.internal)"]\n')
-    fetched = run_cli("tool", "web_fetch", json.dumps({"url": f"{site.url}/data.json"}), "--workspace", str(ws))
+    fetched = run_main("tool", "web_fetch", json.dumps({"url": f"{site.url}/data.json"}), "--workspace", str(ws))
     assert fetched.code == 0 and "sneakycode" in fetched.stdout
-    allowed = run_cli("permissions", "check", "web_fetch", '{"url": "https://docs.python.org/3/"}',
-                      "--workspace", str(ws))
+    allowed = run_main("permissions", "check", "web_fetch", '{"url": "https://docs.python.org/3/"}',
+                       "--workspace", str(ws))
     assert "allow" in allowed.stdout and "`docs.python.org` matches allow rule" in allowed.stdout
-    denied = run_cli("permissions", "check", "web_fetch", '{"url": "http://Metadata.Internal./x"}', "--workspace",
-                     str(ws))
+    denied = run_main("permissions", "check", "web_fetch", '{"url": "http://Metadata.Internal./x"}', "--workspace",
+                      str(ws))
     assert "deny" in denied.stdout and "`metadata.internal` matches deny rule" in denied.stdout
-    other = run_cli("permissions", "check", "web_fetch", '{"url": "https://example.com/"}', "--workspace", str(ws))
+    other = run_main("permissions", "check", "web_fetch", '{"url": "https://example.com/"}', "--workspace", str(ws))
     assert "ask" in other.stdout

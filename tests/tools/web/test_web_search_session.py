@@ -16,7 +16,7 @@ from sneakycode.permissions.gate import Gate
 from sneakycode.testing.server import ScriptedServer
 from sneakycode.tools.context import open_tool_context
 from tests.conftest import call as call_tool
-from tests.conftest import project_config, run_cli
+from tests.conftest import project_config, run_main
 from tests.faces.cli.test_headless import ENV, call, finish, tool_results
 from tests.tools.web.search_backends import FakeBackend, Result
 from tests.tools.web.site import Site
@@ -49,7 +49,7 @@ def test_an_untrusted_project_cannot_configure_a_backend(ws: Path) -> None:
         loaded = load_settings(ws)
         assert loaded.settings.tools.web.search.backend is None and not loaded.settings.tools.web.search.configured
         assert {line.split(" =")[0] for line in loaded.ignored} >= {"tools.web.search.backend", "tools.web.search.url"}
-        ran = run_cli("tool", "web_search", '{"query": "x"}', "--workspace", str(ws))
+        ran = run_main("tool", "web_search", '{"query": "x"}', "--workspace", str(ws))
         assert ran.code == 1 and "search_not_configured" in ran.stdout
         assert "tools.web.search.backend" in ran.stderr  # the notice of what the project asked for
         assert fake.seen == []
@@ -76,8 +76,8 @@ def test_an_untrusted_project_cannot_redirect_the_users_backend_or_its_key(ws: P
 def test_a_trusted_project_can_configure_one_and_sneakycode_tool_runs_it(ws: Path) -> None:
     with FakeBackend("tavily", [Result("Found it", "https://found.example/a?utm_campaign=z", "the snippet")]) as fake:
         project_config(ws, fake.config())
-        ran = run_cli("tool", "web_search", '{"query": "needle"}', "--workspace", str(ws),
-                      env={"TEST_SEARCH_KEY": "k-123"})
+        ran = run_main("tool", "web_search", '{"query": "needle"}', "--workspace", str(ws),
+                       env={"TEST_SEARCH_KEY": "k-123"})
         assert ran.code == 0, ran.stdout + ran.stderr
         assert "1. Found it\n   https://found.example/a\n   the snippet" in ran.stdout
         assert fake.seen[0].headers["authorization"] == "Bearer k-123"  # held at start-up, still used
@@ -87,8 +87,8 @@ def test_the_tool_is_offered_only_when_a_backend_is_configured(ws: Path, site: S
     """No backend: not in the tools array (or over MCP); a backend: offered, and the model's call runs."""
     steps = [finish("Nothing to do.")]
     with ScriptedServer({"steps": list(steps), "models": ["scripted-model"]}) as server:
-        assert run_cli("-p", "Hi", "--base-url", server.base_url, "--model", "scripted-model", "--workspace",
-                       str(ws), env=ENV).code == 0
+        assert run_main("-p", "Hi", "--base-url", server.base_url, "--model", "scripted-model", "--workspace",
+                        str(ws), env=ENV).code == 0
         assert "web_search" not in offered(server.chat_requests[0]) and "web_fetch" in offered(server.chat_requests[0])
     gate = Gate(open_tool_context(load_settings(ws)))
     assert "web_search" not in [t.name for t in served_tools(gate)]
@@ -111,8 +111,8 @@ def test_a_session_searches_then_reads_a_result_from_a_local_page(ws: Path, site
         steps = [call("web_search", query="frobnicator guide", max_results=3), call("web_fetch", url=page),
                  finish("The frobnicator turns widgets into gadgets.")]
         with ScriptedServer({"steps": steps, "models": ["scripted-model"]}) as server:
-            ran = run_cli("-p", "How does the frobnicator work?", "--base-url", server.base_url, "--model",
-                          "scripted-model", "--workspace", str(ws), env={**ENV, "TEST_SEARCH_KEY": "k"})
+            ran = run_main("-p", "How does the frobnicator work?", "--base-url", server.base_url, "--model",
+                           "scripted-model", "--workspace", str(ws), env={**ENV, "TEST_SEARCH_KEY": "k"})
             assert ran.code == 0, ran.stderr
             assert "web_search" in offered(server.chat_requests[0])
             searched, fetched = tool_results(server.chat_requests[-1])
@@ -138,20 +138,20 @@ def test_a_result_at_a_private_address_is_listed_but_never_fetched(ws: Path, sit
 
 def test_permissions_check_explains_web_search(ws: Path) -> None:
     args = json.dumps({"query": "x"})
-    auto = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws))
+    auto = run_main("permissions", "check", "web_search", args, "--workspace", str(ws))
     assert auto.code == 0 and "allow" in auto.stdout and "web_search is auto-approved (its tier is auto)" in auto.stdout
     assert "offered: no, web_search is not configured" in auto.stdout
     assert "results left out: URLs these deny rules refuse: (no domain deny rule)" in auto.stdout
-    plan = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws), "--mode", "plan")
+    plan = run_main("permissions", "check", "web_search", args, "--workspace", str(ws), "--mode", "plan")
     assert "allow" in plan.stdout
     project_config(ws, '[tools.web.search]\nbackend = "brave"\n[permissions]\n'
                        'deny = ["web_fetch(domain:*.spam.example)", "web_search(domain:ads.example)"]\n')
-    filtered = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws))
+    filtered = run_main("permissions", "check", "web_search", args, "--workspace", str(ws))
     assert "allow" in filtered.stdout and "offered: no" not in filtered.stdout
     assert "refuse: `web_fetch(domain:*.spam.example)` (permissions.deny in " in filtered.stdout
     assert "`web_search(domain:ads.example)`" in filtered.stdout
     project_config(ws, '[permissions]\ndeny = ["web_search"]\n')
-    denied = run_cli("permissions", "check", "web_search", args, "--workspace", str(ws))
+    denied = run_main("permissions", "check", "web_search", args, "--workspace", str(ws))
     assert "deny" in denied.stdout and "`web_search`" in denied.stdout
 
 
@@ -167,7 +167,7 @@ def test_commands_never_get_the_search_key(ws: Path, monkeypatch: pytest.MonkeyP
 def test_permissions_list_takes_domain_rules_of_the_web_tools_and_flags_ones_that_never_match(ws: Path) -> None:
     project_config(ws, '[permissions]\ndeny = ["web_search(domain:*.spam.example)", "web_fetch(domain:*.internal)"]\n'
                        'allow = ["web_search(domain:docs.python.org)"]\n')
-    listed = run_cli("permissions", "list", "--workspace", str(ws))
+    listed = run_main("permissions", "list", "--workspace", str(ws))
     warnings = listed.stdout.partition("warnings:")[2]
     assert "spam.example" not in warnings and "*.internal" not in warnings
     assert "'web_search(domain:docs.python.org)'" in warnings and "only keeps results out" in warnings
@@ -176,7 +176,7 @@ def test_permissions_list_takes_domain_rules_of_the_web_tools_and_flags_ones_tha
 @pytest.mark.parametrize("url", ["ftp://127.0.0.1/", "http://", "http://[not-ipv6]/"])
 def test_a_backend_url_that_is_no_http_address_is_a_clean_configuration_error(ws: Path, url: str) -> None:
     user_config(f'[tools.web.search]\nbackend = "searxng"\nurl = "{url}"\n')
-    ran = run_cli("tool", "web_search", '{"query": "x"}', "--workspace", str(ws))
+    ran = run_main("tool", "web_search", '{"query": "x"}', "--workspace", str(ws))
     assert ran.code == 2 and "tools.web.search.url" in ran.stderr and "Traceback" not in ran.stderr
 
 
@@ -207,8 +207,8 @@ def test_a_websearch_hook_runs_on_web_search_without_the_search_key(ws: Path, tm
                     + hooks_toml("PreToolUse", hook_script(tmp_path, "dump", dump), matcher="WebSearch"))
         steps = [call("web_search", query="pathlib", domains=["python.org"]), finish("Found the docs.")]
         with ScriptedServer({"steps": steps, "models": ["scripted-model"]}) as server:
-            ran = run_cli("-p", "Find it", "--base-url", server.base_url, "--model", "scripted-model", "--workspace",
-                          str(ws), env={**ENV, "SEARCHCFG": "the-search-secret"})
+            ran = run_main("-p", "Find it", "--base-url", server.base_url, "--model", "scripted-model", "--workspace",
+                           str(ws), env={**ENV, "SEARCHCFG": "the-search-secret"})
         assert ran.code == 0, ran.stderr
         assert fake.seen[0].headers["x-subscription-token"] == "the-search-secret"
     seen = json.loads((tmp_path / "hook.json").read_text())

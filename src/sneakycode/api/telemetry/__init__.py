@@ -72,13 +72,13 @@ def start_telemetry(session: Session, notice: Callable[[str], None]) -> Recorder
             notice(f"telemetry: exporting to {where} failed: {clip(problems[0])}"
                    + (f" ({len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
 
-    spending = session.agent.spending
+    spending = session._agent.spending
     facts = SessionFacts(
         session_id=session.session_id,
         provider=lambda: session.config.provider,
         model=lambda: session.model,
         server=lambda: _server(session.config.base_url),
-        mode=lambda: session.agent.mode.value,
+        mode=lambda: session._agent.mode.value,
         cost=lambda: spending.cost if spending.price is not None else None,
     )
     return Recorder(

@@ -89,7 +89,8 @@ class SneakyAgent:
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=True),
                 session_capabilities=schema.SessionCapabilities(
                     list=schema.SessionListCapabilities(), close=schema.SessionCloseCapabilities(),
-                    resume=schema.SessionResumeCapabilities()),
+                    resume=schema.SessionResumeCapabilities(),
+                    additional_directories=schema.SessionAdditionalDirectoriesCapabilities()),
             ),
             agent_info=schema.Implementation(name="sneakycode", title="SneakyCode", version=__version__),
             auth_methods=[SETUP_METHOD],
@@ -114,12 +115,12 @@ class SneakyAgent:
 
     def _options(self, cwd: str, mcp_servers: list[Any] | None = None, resume: str | None = None,
                  more_roots: list[str] | None = None) -> Options:
-        if more_roots:  # not advertised: every guard (paths, sandbox, checkpoints) holds one workspace root
-            raise RequestError.invalid_params({"additionalDirectories": (
-                "SneakyCode works in one workspace folder; open the folder that holds all of "
-                f"{', '.join(more_roots)} (or start it with --workspace DIR) instead")})
+        # Extra roots, like `--add-dir`: the session checks them (a ConfigError, -32602, names a bad one).
+        relative = [root for root in more_roots or () if not Path(root).is_absolute()]
+        if relative:
+            raise RequestError.invalid_params({"additionalDirectories": f"must be absolute paths, got {relative[0]!r}"})
         return Options(workspace=self._workspace(cwd), mcp_servers=mcp_servers_of(mcp_servers), resume=resume,
-                       interactive=True)
+                       interactive=True, add_dirs=tuple(more_roots or ()))
 
     async def _open(self, options: Options) -> LiveSession:
         if self.client is None:

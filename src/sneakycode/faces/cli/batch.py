@@ -18,16 +18,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from sneakycode.errors import ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.startup import config_error_exit, workspace_settings
+from sneakycode.api.errors import ConfigError
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.startup import config_error_exit, workspace_settings
 
 if TYPE_CHECKING:
     from sneakycode.batch.engine import BatchConfig
     from sneakycode.batch.spec import TaskSpec
 
 
-def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = "Run many tasks, each in its own copy of its repository (see docs/batch.md)."
     parser.add_argument("tasks", nargs="?", type=Path, metavar="TASKS.jsonl", help="one JSON task per line")
     parser.add_argument("--out", type=Path, required=True, metavar="DIR", help="results, task copies and sessions")
@@ -40,7 +40,7 @@ def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repos-dir", type=Path, metavar="DIR", help="local mirrors for --from-swebench")
 
 
-def run_batch_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from sneakycode.batch.engine import BatchConfig
     from sneakycode.batch.spec import from_swebench, load_tasks  # lazy: `sneakycode --help` stays light
 

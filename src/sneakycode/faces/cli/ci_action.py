@@ -28,7 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sneakycode.errors import ToolError
+from sneakycode.api.child_runs import HeadBuffer, Stream, run_command_line
+from sneakycode.api.errors import ToolError
+from sneakycode.api.workflow_text import InertLines, command, mask
+from sneakycode.api.workspace_files import read_workspace_text
 from sneakycode.faces.cli.ci_github import GitHub, GitHubError, longest_backtick_run, place
 from sneakycode.faces.cli.ci_secrets import redacted, secret_forms
 from sneakycode.faces.cli.ci_summary import (
@@ -38,11 +41,8 @@ from sneakycode.faces.cli.ci_summary import (
     review_summary,
     run_summary,
 )
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.text import loggable
-from sneakycode.process.supervise import HeadBuffer, Stream, supervise
-from sneakycode.workflow_commands import InertLines, command, mask
-from sneakycode.workspace.files import Workspace
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.text import loggable
 
 COMMANDS = {"prompt": "prompt", "-p": "prompt", "review": "review", "batch": "batch"}
 SEVERITY_RANK = {"note": 0, "warning": 1, "error": 2}
@@ -130,11 +130,11 @@ def run_sneakycode(argv: list[str], env: dict[str, str], cwd: Path, *, stdin: by
         tail.extend(chunk)
         del tail[:-STDERR_TAIL]
 
-    ending = supervise([sys.executable, "-m", "sneakycode.faces.cli.main", *argv], cwd=cwd, env=env, stdin=stdin,
-                       timeout=None if timeout is None else timeout + TIMEOUT_GRACE, cancel=None,
-                       kill_grace=KILL_GRACE, sink=sink)
+    exit_code = run_command_line(argv, cwd=cwd, env=env, stdin=stdin,
+                                 timeout=None if timeout is None else timeout + TIMEOUT_GRACE, kill_grace=KILL_GRACE,
+                                 sink=sink)
     log.close()
-    code = ending.exit_code if ending.exit_code is not None else ExitCode.FAILURE
+    code = exit_code if exit_code is not None else ExitCode.FAILURE
     return Finished(code, bytes(out.kept), tail.decode("utf-8", "replace"))
 
 
@@ -193,10 +193,9 @@ class Step:
         if not value:
             return None
         try:
-            found = Workspace(self.cwd, max_file_size_bytes=INPUT_FILE_LIMIT).read_text(value)
+            return read_workspace_text(self.cwd, value, max_bytes=INPUT_FILE_LIMIT)
         except ToolError as exc:
             raise ActionError(f"the {name} input must name a regular file inside {self.cwd}: {exc.error}") from None
-        return found.path, found.text
 
     # ---- the three commands ------------------------------------------------------------------------
 

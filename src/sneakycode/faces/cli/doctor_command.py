@@ -8,43 +8,41 @@ import argparse
 import json
 import sys
 
-from sneakycode.errors import ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.startup import config_error_exit, protect_key, workspace_option
+from sneakycode.api.errors import ConfigError
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.flags import add_flags, add_model_flags, model_flags
+from sneakycode.faces.shared.startup import config_error_exit, protect_key, workspace_option
 
 
-def add_doctor_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "Does this model work here? Check the endpoint and model layer by layer (server, key, model, context "
         "window, streaming, usage, output cap, tool calls, reasoning, prompt caching, speed): each check's "
         "verdict, what it measured and, when it fails, the layer at fault and the fix. Exit 0 when no check "
         "fails, 1 when one does (see docs/models.md)."
     )
-    parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
-    parser.add_argument("--model")
-    parser.add_argument("--base-url")
-    parser.add_argument("--api-key")
+    add_model_flags(parser)
     parser.add_argument("--json", action="store_true", help="print the report as one JSON document (for CI)")
     parser.add_argument("--save", action="store_true",
                         help="write the settings that worked to your config, for this model")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="the most each request may take (default: request_timeout for the long prompt, 60 s "
-                        "for the others)")
-    parser.add_argument("--trust-project", action="store_true",
-                        help="apply .sneakycode/config.toml in full for this run")
+    add_flags(parser, "--timeout", "--trust-project", help={
+        "--timeout": "the most each request may take (default: request_timeout for the long prompt, 60 s for the "
+                     "others)"})
 
 
-def run_doctor_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     from sneakycode.api.options import Options
+    from sneakycode.api.startup import wipe_arguments
     from sneakycode.doctor import run_doctor
     from sneakycode.doctor.render import render_text
     from sneakycode.doctor.save import save_settings
 
+    wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
     try:
         if args.timeout is not None and args.timeout <= 0:
             raise ConfigError("--timeout must be a positive number of seconds")
-        options = Options(workspace=workspace_option(args.workspace), provider=args.provider, model=args.model,
-                          base_url=args.base_url, api_key=args.api_key, trust_project=args.trust_project)
+        options = Options(workspace=workspace_option(args.workspace), **model_flags(args),
+                          trust_project=args.trust_project)
         report = run_doctor(options, timeout=args.timeout, on_settings=protect_key)
         if args.save and report.settings:
             report.saved_to = str(save_settings(report.model, report.settings))

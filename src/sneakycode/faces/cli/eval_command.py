@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sneakycode.errors import ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.startup import config_error_exit, workspace_settings
-from sneakycode.faces.cli.text import loggable
+from sneakycode.api.errors import ConfigError
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.flags import add_flags, add_model_flags
+from sneakycode.faces.shared.startup import config_error_exit, workspace_settings
+from sneakycode.faces.shared.text import loggable
 
 USAGE = ("sneakycode eval [--suite NAME|DIR] [--tasks ID,...] [--workers N] [--out DIR] [--attempts K] ...\n"
          "       sneakycode eval --list [--suite NAME|DIR]\n"
@@ -31,7 +32,7 @@ USAGE = ("sneakycode eval [--suite NAME|DIR] [--tasks ID,...] [--workers N] [--o
 EVAL_KEY_VARIABLE = "EVAL_ENDPOINT_API_KEY"
 
 
-def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.usage = USAGE
     parser.description = ("Measure a model on a suite of small coding tasks, each run by the agent in its own "
                           "sandboxed copy and judged by a hidden test (see docs/models.md#eval).")  # fmt: skip
@@ -44,18 +45,18 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=2, metavar="N", help="tasks at once (default: 2)")
     parser.add_argument("--out", type=Path, metavar="DIR", help="default: sneakycode-eval/SUITE-TIME")
     parser.add_argument("--attempts", type=int, default=1, metavar="K", help="tries per unsolved task (default: 1)")
-    parser.add_argument("--provider", help="groq, openai, openrouter, ollama, lmstudio, vllm, llamacpp, custom")
-    parser.add_argument("--model", help="the model's name at the provider")
-    parser.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible endpoint")
-    parser.add_argument("--api-key", metavar="KEY", help="the endpoint's key (better: in the environment)")
-    parser.add_argument("--max-turns", type=int, metavar="N", help="every task's turn budget (default: the task's)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS", help="every task's time (default: the task's)")
+    add_model_flags(parser)
+    add_flags(parser, "--max-turns", "--timeout", help={"--max-turns": "every task's turn budget (default: the task's)",
+                                                         "--timeout": "every task's time (default: the task's)"})
     parser.add_argument("--no-sandbox", action="store_true", help="run the agents without bubblewrap")
     parser.add_argument("--from-swebench", type=Path, metavar="FILE", help="SWE-bench-style instances as the suite")
     parser.add_argument("--repos-dir", type=Path, metavar="DIR", help="local mirrors for --from-swebench")
 
 
-def run_eval_command(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
+    from sneakycode.api.startup import wipe_arguments
+
+    wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
     words = list(args.words)
     try:
         if words[:1] == ["compare"]:
@@ -131,11 +132,11 @@ def _check(args: argparse.Namespace) -> int:
 
 def _model(args: argparse.Namespace) -> dict[str, str | None]:
     """The endpoint every task's agent uses, resolved once, so the scorecard names what was measured."""
-    from sneakycode.agent.model.providers import resolve_model_config
+    from sneakycode.api.model_facts import resolve_endpoint
 
     flags = {key: value for key, value in (("provider", args.provider), ("model", args.model),
                                            ("base_url", args.base_url)) if value is not None}  # fmt: skip
-    config = resolve_model_config(workspace_settings(args.workspace, flags))
+    config = resolve_endpoint(workspace_settings(args.workspace, flags))
     return {"provider": config.provider, "model": config.model, "base_url": config.base_url}
 
 

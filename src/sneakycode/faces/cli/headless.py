@@ -18,30 +18,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sneakycode.api.options import Options
-from sneakycode.errors import ConfigError, ModelError, SneakyError, ToolError
-from sneakycode.faces.cli.exit_codes import EXIT_BY_MODEL_ERROR, ExitCode
-from sneakycode.faces.cli.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report
-from sneakycode.faces.cli.startup import cancel_on_sigint, debug_printer, options_from_args, protect_key
-from sneakycode.faces.cli.stream_input import StdinUnusable, check_text, read_task, user_messages
-from sneakycode.faces.cli.text import loggable
-from sneakycode.permissions.gate import PendingCall, Unattended
+from sneakycode.api.vocabulary import ConfigError, PendingCall, SneakyError, Unattended
+from sneakycode.faces.shared.exit_codes import ExitCode, exit_for_exception, exit_for_result
+from sneakycode.faces.shared.flags import check_budgets
+from sneakycode.faces.shared.headless_output import STREAM_SCHEMA_VERSION, HeadlessSink, report
+from sneakycode.faces.shared.startup import cancel_on_sigint, debug_printer, options_from_args, protect_key
+from sneakycode.faces.shared.stream_input import StdinUnusable, check_text, read_task, user_messages
+from sneakycode.faces.shared.text import loggable
 
 if TYPE_CHECKING:
     from sneakycode.api.result import Result
-    from sneakycode.tools.base import ImagePart
 
-EXIT_BY_STATUS = {
-    "finished": ExitCode.OK,
-    "answered": ExitCode.OK,
-    "error": ExitCode.FAILURE,
-    "turn_limit": ExitCode.BUDGET,
-    "budget": ExitCode.BUDGET,
-    "cancelled": ExitCode.INTERRUPTED,
-}
 STOPPING = ("budget", "cancelled", "error")
 # How a refusal for want of an approver is worded here: the command line's own way to approve.
 UNATTENDED = Unattended("headless mode without --yes", "rerun with --yes (approves every call no deny rule blocks)")
@@ -57,7 +47,8 @@ class ApproveAll:
 def run_headless(args: argparse.Namespace) -> int:
     streamed_input = args.input_format == "stream-json"
     try:
-        _check_budgets(args)  # before the settings, so the message names the flag
+        # Before the settings, so the message names the flag (a turn budget of 0 is the settings' to refuse).
+        check_budgets(args, "--max-tokens", "--max-cost", "--timeout")
         task = _read_task(args.prompt or "", streamed_input)
         options = options_from_args(args, debug_log=debug_printer(args.verbose))
     except ConfigError as exc:
@@ -82,8 +73,8 @@ def _run_attempts(args: argparse.Namespace, task: str, options: Options) -> int:
     stop = threading.Event()
     try:
         with cancel_on_sigint(stop.set, sigterm=True):
-            result = run_attempts(options, task, workers=args.workers, confirm=lambda _found: bool(args.yes),
-                                  stop=stop)
+            result = run_attempts(options, task, workers=args.workers, executor=args.executor,
+                                  confirm=lambda _found: bool(args.yes), stop=stop)
     except ConfigError as exc:
         print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         return ExitCode.USAGE
@@ -94,7 +85,7 @@ def _run_attempts(args: argparse.Namespace, task: str, options: Options) -> int:
             print(f"attempt {row['attempt']}: {row['status']}, check {check}, {row['turns']} turns, "
                   f"{row['tokens']} tokens, {row['diff_lines']} changed lines", file=sys.stderr)
     report(args.output_format, sink, result.to_dict(), [])
-    return _exit_code(result)
+    return exit_for_result(result)
 
 
 def _read_task(prompt: str, streamed_input: bool) -> str:
@@ -110,13 +101,8 @@ def _read_task(prompt: str, streamed_input: bool) -> str:
     return task
 
 
-def _check_budgets(args: argparse.Namespace) -> None:
-    for flag, value in (("--max-tokens", args.max_tokens), ("--max-cost", args.max_cost), ("--timeout", args.timeout)):
-        if value is not None and value <= 0:
-            raise ConfigError(f"{flag} must be above 0, got {value}")
-
-
 def _run(args: argparse.Namespace, task: str, options: Options) -> int:
+    from sneakycode.api.images import attach_images
     from sneakycode.api.session import Session
 
     sink = HeadlessSink(args.output_format, args.verbose, sys.stdout, sys.stderr)
@@ -131,10 +117,10 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
     result: Result | None = None
     code = ExitCode.OK
     try:
-        images = _attached_images(args.image, session.ctx.supports_images, session.model)
+        images = attach_images(session, args.image)
         if sink.stream:
             sink.line({"type": "start", "schema": STREAM_SCHEMA_VERSION, "session_id": session.session_id,
-                       "resumed": session.resumed, "workspace": str(session.ctx.workspace.root),
+                       "resumed": session.resumed, "workspace": str(session.loaded.workspace),
                        "provider": session.config.provider, "model": session.model})
         tasks = [task] if task.strip() else []
         messages = user_messages(sys.stdin.buffer, sink.bad_input) if args.input_format == "stream-json" else iter(())
@@ -147,7 +133,7 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
                     break
                 result = session.run(request, attach)
                 attach = []
-                code = _exit_code(result)
+                code = exit_for_result(result)
                 if result.status in STOPPING:
                     break
                 if args.input_format == "stream-json":  # each message's result in the output format (stream-json:
@@ -166,7 +152,7 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
         print(f"sneakycode: {loggable(str(exc))}", file=sys.stderr)
         print(f"sneakycode: the session is saved; resume it with `sneakycode -p TASK --resume {session.session_id}`.",
               file=sys.stderr)
-        return EXIT_BY_MODEL_ERROR.get(exc.kind, ExitCode.FAILURE) if isinstance(exc, ModelError) else ExitCode.FAILURE
+        return exit_for_exception(exc)
     except KeyboardInterrupt:
         session.close()
         print("sneakycode: interrupted", file=sys.stderr)
@@ -183,30 +169,6 @@ def _run(args: argparse.Namespace, task: str, options: Options) -> int:
     return ExitCode.INTERRUPTED if sink.reader_gone else code
 
 
-def _exit_code(result: Result) -> ExitCode:
-    """By how the run ended; a failed model request whose kind a script can act on has its own code."""
-    if result.status == "error" and result.error_kind in EXIT_BY_MODEL_ERROR:
-        return EXIT_BY_MODEL_ERROR[result.error_kind]
-    return EXIT_BY_STATUS[result.status]
-
-
 def _chain(first: list[str], rest: Iterator[str]) -> Iterator[str]:
     yield from first
     yield from rest
-
-
-def _attached_images(paths: list[str], supported: bool, model: str) -> list[ImagePart]:
-    """The --image files, scaled for the model; a ConfigError when one cannot be read or the model takes none."""
-    if not paths:
-        return []
-    if not supported:
-        raise ConfigError(
-            f"--image needs a model that accepts images, and {model} is not known to (set supports_images = true "
-            "if it does, or choose a vision model with --model)"
-        )
-    from sneakycode.tools.images import load_image_file
-
-    try:
-        return [load_image_file(Path(path)) for path in paths]
-    except ToolError as err:
-        raise ConfigError(f"--image: [{err.code}] {err.error}") from None

@@ -1,26 +1,60 @@
 """`sneakycode mcp [serve|list|add|remove]`: serve SneakyCode's tools, or manage the servers it uses.
 
 `list` starts every configured server (as a session would) to count its tools, then stops them. `add` and
-`remove` edit the user's config or the workspace's `.sneakycode/config.toml` with tomlkit (config/toml_edit.py),
-which keeps the file's comments and layout.
+`remove` edit the user's config or the workspace's `.sneakycode/config.toml`, keeping the file's comments and
+layout (api/mcp_config.py).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from sneakycode.config import PROJECT_CONFIG, user_config_path
-from sneakycode.config.toml_edit import read_document, write_document
-from sneakycode.errors import ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.startup import config_error_exit, workspace_settings
+from sneakycode.api.errors import ConfigError
+from sneakycode.api.mcp_config import (
+    add_server,
+    config_file,
+    remove_server,
+    server_rows,
+    servers_report,
+    validate_server,
+)
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.flags import add_workspace_flag
+from sneakycode.faces.shared.startup import config_error_exit, workspace_settings
+
+__all__ = ["add_arguments", "run"]
 
 
-def run_mcp_command(args: argparse.Namespace) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Serve the tools over the Model Context Protocol on stdio (`serve`, the default), or manage the MCP "
+        "servers whose tools the model gets."
+    )
+    sub = parser.add_subparsers(dest="action")
+    add_workspace_flag(sub.add_parser("serve", help="serve the tools on stdio (what `sneakycode mcp` does)"),
+                       nested=True)
+    add_workspace_flag(sub.add_parser("list", help="the configured servers: status, tool count, where configured"),
+                       nested=True)
+    add = sub.add_parser("add", help="add a server: NAME -- COMMAND ARGS..., or NAME --url URL",
+                         usage="sneakycode mcp add NAME [options] (-- COMMAND ARGS... | --url URL)")
+    add.add_argument("server", metavar="NAME")
+    add.add_argument("--url", help="a remote server's endpoint (streamable HTTP; SSE when --transport sse)")
+    add.add_argument("--transport", choices=("stdio", "http", "sse"))
+    add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="a variable for the server")
+    add.add_argument("--header", action="append", default=[], metavar="KEY=VALUE", help="an HTTP header")
+    add.add_argument("--scope", choices=("user", "project"), default="user",
+                     help="user: your config (default); project: the workspace's .sneakycode/config.toml")
+    add_workspace_flag(add, nested=True)
+    remove = sub.add_parser("remove", help="remove a server from the user or project config")
+    remove.add_argument("server", metavar="NAME")
+    remove.add_argument("--scope", choices=("user", "project"), help="where to remove it from (default: both)")
+    add_workspace_flag(remove, nested=True)
+
+
+def run(args: argparse.Namespace) -> int:
     action = getattr(args, "action", None)
     if action in (None, "serve"):
         from sneakycode.faces.cli.mcp_server import run_mcp_server
@@ -37,35 +71,9 @@ def run_mcp_command(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from sneakycode.extensions.mcp.manager import running_servers
-
     loaded = workspace_settings(args.workspace, notify=False)
-    with tempfile.TemporaryDirectory(prefix="sneakycode-mcp-") as logs, running_servers(loaded, Path(logs)) as servers:
-        print(servers_report(servers.rows()))
+    print(servers_report(server_rows(loaded)))
     return ExitCode.OK
-
-
-def servers_report(rows: list[Any]) -> str:
-    """The table `mcp list` and `/mcp` show: one server a line, what went wrong indented below it."""
-    if not rows:
-        return "No MCP servers are configured. Add one with `sneakycode mcp add NAME -- COMMAND ARGS...`."
-    lines = []
-    width = max(len(row.name) for row in rows)
-    for row in rows:
-        tools = f"{row.tools} tools" if row.tools is not None else "-"
-        lines.append(f"{row.name.ljust(width)}  {row.status:<13} {tools:<10} {row.target}")
-        lines.append(f"{' ' * width}  from {row.origin}")
-        if row.detail:
-            lines.append(f"{' ' * width}  {row.detail}")
-    return "\n".join(lines)
-
-
-def _config_path(scope: str, args: argparse.Namespace) -> Path:
-    if scope == "user":
-        return user_config_path()
-    loaded = workspace_settings(args.workspace, notify=False)
-    assert loaded.base is not None
-    return loaded.base / PROJECT_CONFIG
 
 
 def _pairs(values: list[str], flag: str) -> dict[str, str]:
@@ -78,9 +86,11 @@ def _pairs(values: list[str], flag: str) -> dict[str, str]:
     return pairs
 
 
-def _add(args: argparse.Namespace) -> int:
-    import tomlkit
+def _config_file(scope: str, args: argparse.Namespace) -> Path:
+    return config_file(scope, workspace_settings(args.workspace, notify=False) if scope == "project" else None)
 
+
+def _add(args: argparse.Namespace) -> int:
     if bool(args.url) == bool(args.command_line):
         raise ConfigError("give either -- COMMAND ARGS... (a stdio server) or --url URL (a remote one)")
     entry: dict[str, Any] = {}
@@ -94,19 +104,9 @@ def _add(args: argparse.Namespace) -> int:
             entry["headers"] = _pairs(args.header, "--header")
     if args.transport:
         entry["transport"] = args.transport
-    from sneakycode.config import McpServerSettings
-
-    McpServerSettings.model_validate(entry)
-    path = _config_path(args.scope, args)
-    document = read_document(path)
-    mcp = document.setdefault("mcp", tomlkit.table())
-    servers = mcp.setdefault("servers", tomlkit.table())
-    replaced = args.server in servers
-    table = tomlkit.table()
-    for key, value in entry.items():
-        table[key] = tomlkit.inline_table() if isinstance(value, dict) and not value else value
-    servers[args.server] = table
-    write_document(path, document)
+    validate_server(entry)  # before the workspace's settings are read for a project server
+    path = _config_file(args.scope, args)
+    replaced = add_server(path, args.server, entry)
     print(f"{'Replaced' if replaced else 'Added'} MCP server {args.server} in {path}.")
     if args.scope == "project":
         print("It comes with the repository, so it starts once the workspace is trusted (`sneakycode trust`).")
@@ -117,12 +117,8 @@ def _remove(args: argparse.Namespace) -> int:
     scopes = [args.scope] if args.scope else ["user", "project"]
     removed = []
     for scope in scopes:
-        path = _config_path(scope, args)
-        document = read_document(path)
-        servers = document.get("mcp", {}).get("servers", {})
-        if args.server in servers:
-            del servers[args.server]
-            write_document(path, document)
+        path = _config_file(scope, args)
+        if remove_server(path, args.server):
             removed.append(str(path))
     if not removed:
         print(f"sneakycode mcp: no MCP server {args.server!r} in the {' or '.join(scopes)} config", file=sys.stderr)

@@ -9,56 +9,55 @@ refuse. Tools of SneakyCode's own loop (finish, the task list: their `mcp` facet
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sneakycode.errors import ConfigError
+from sneakycode.api.errors import ConfigError
+
+if TYPE_CHECKING:
+    from sneakycode.api.tool_calls import OfferedTool, ToolCalls
 
 
 def run_mcp_server(args: argparse.Namespace) -> int:
     import anyio
 
     from sneakycode.api.options import Options
-    from sneakycode.api.tool_host import open_tools, served_tools
-    from sneakycode.faces.cli.startup import config_error_exit, notify_untrusted, workspace_option
+    from sneakycode.api.tool_calls import ToolCalls
+    from sneakycode.faces.shared.startup import config_error_exit, notify_untrusted, workspace_option
 
     try:
-        gate = open_tools(Options(workspace=workspace_option(args.workspace)), kind="mcp")
-        notify_untrusted(gate.ctx.loaded)
-        offered = served_tools(gate)
+        tools = ToolCalls(Options(workspace=workspace_option(args.workspace)), kind="mcp")
+        notify_untrusted(tools.loaded)
+        offered = tools.served()
     except ConfigError as exc:
         return config_error_exit("mcp", exc)
     try:
-        anyio.run(_serve, gate, offered)
+        anyio.run(_serve, tools, offered)
     finally:
-        gate.ctx.close()  # the client went away: the jobs it started go too
+        tools.close()  # the client went away: the jobs it started go too
     return 0
 
 
-async def _serve(gate: Any, offered: list[Any]) -> None:
+async def _serve(tools: ToolCalls, offered: list[OfferedTool]) -> None:
     import anyio
     import mcp.types as types
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
-    from sneakycode.tools.registry import unknown_tool
     from sneakycode.version import __version__
 
     names = {t.name for t in offered}
 
     async def list_tools(_request: Any, _params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(
-            tools=[
-                types.Tool(name=t.name, description=t.description, input_schema=t.parameters_schema())
-                for t in offered
-            ]
+            tools=[types.Tool(name=t.name, description=t.description, input_schema=t.schema) for t in offered]
         )
 
     async def call_tool(_request: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = dict(params.arguments or {})
         if params.name in names:
-            result = await anyio.to_thread.run_sync(gate.run_direct, params.name, arguments)
+            result = await anyio.to_thread.run_sync(tools.run, params.name, arguments)
         else:
-            result = gate.capped(unknown_tool(params.name, offered=sorted(names)))
+            result = tools.unknown(params.name, sorted(names))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result.render())],
             structured_content=result.to_dict(),

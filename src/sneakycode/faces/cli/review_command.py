@@ -13,28 +13,56 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sneakycode.api.options import Options
-from sneakycode.errors import ConfigError, ModelError, SneakyError
-from sneakycode.faces.cli.exit_codes import EXIT_BY_MODEL_ERROR, ExitCode
-from sneakycode.faces.cli.startup import cancel_on_sigint, debug_printer, protect_key, workspace_option
-from sneakycode.faces.cli.text import loggable, printable
+from sneakycode.api.errors import ConfigError, SneakyError
+from sneakycode.faces.shared.exit_codes import RUN_EXIT_BY_STATUS, ExitCode, exit_for_exception, exit_for_result
+from sneakycode.faces.shared.flags import add_budget_flags, add_flags, add_model_flags, check_budgets, model_flags
+from sneakycode.faces.shared.startup import cancel_on_sigint, debug_printer, protect_key, workspace_option
+from sneakycode.faces.shared.text import loggable, printable
 
 if TYPE_CHECKING:
-    from sneakycode.api.result import Result
     from sneakycode.review.diff import Change
     from sneakycode.review.runner import Review
 
-EXIT_BY_STATUS = {"error": ExitCode.FAILURE, "turn_limit": ExitCode.BUDGET, "budget": ExitCode.BUDGET,
-                  "cancelled": ExitCode.INTERRUPTED, "finished": ExitCode.FAILURE, "answered": ExitCode.FAILURE}
+# A review that ended without its verdict failed, whichever way it ended (the rest as for any run).
+EXIT_BY_STATUS = {**RUN_EXIT_BY_STATUS, "finished": ExitCode.FAILURE, "answered": ExitCode.FAILURE}
 
 
-def run_review_command(args: argparse.Namespace) -> int:
-    from sneakycode.process.hardening import wipe_arguments
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from sneakycode.review.findings import SEVERITIES
+
+    parser.description = (
+        "Review a change in plan mode (nothing can be written) and report findings on the lines it touched: the "
+        "uncommitted changes by default, --staged, one --commit, or HEAD against --base (a pull request's diff). "
+        "Exit code 1 when a finding is at or above --fail-on."
+    )
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--base", metavar="REF", help="review HEAD's commits since its merge base with REF")
+    which.add_argument("--staged", action="store_true", help="review the staged changes")
+    which.add_argument("--commit", metavar="SHA", help="review one commit (against its first parent)")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="review only these files or folders")
+    shape = parser.add_mutually_exclusive_group()
+    shape.add_argument("--format", choices=("text", "json", "github", "sarif"),
+                       help="text (default); json: the findings JSON; github: workflow annotations; sarif: SARIF "
+                            "2.1.0 for code scanning")
+    # The older spelling of `--format text|json`, kept so existing scripts run; not shown in --help.
+    shape.add_argument("--output-format", choices=("text", "json"), help=argparse.SUPPRESS)
+    parser.add_argument("--fail-on", choices=tuple(reversed(SEVERITIES)), default="error",
+                        help="exit 1 when a finding is at or above this severity (default: error)")
+    add_model_flags(parser)
+    add_budget_flags(parser, help={"--max-turns": "model turns per part of the review",
+                                   "--max-tokens": "stop after this many tokens (the whole review)",
+                                   "--max-cost": "stop once the review has cost this much"})
+    add_flags(parser, "--trust-project", "--verbose",
+              help={"--verbose": "show the model's calls and debug lines on stderr"})
+
+
+def run(args: argparse.Namespace) -> int:
+    from sneakycode.api.startup import wipe_arguments
     from sneakycode.review.diff import DiffError, collect_change
 
     wipe_arguments([args.api_key])  # /proc/PID/cmdline is readable by every process on the machine
     try:
-        _check_budgets(args)
+        check_budgets(args)
         cwd = Path(workspace_option(args.workspace) or ".")
         change = collect_change(cwd, base=args.base, staged=args.staged, commit=args.commit, paths=args.paths)
     except (ConfigError, DiffError) as exc:
@@ -47,12 +75,12 @@ def run_review_command(args: argparse.Namespace) -> int:
 
 
 def _review(args: argparse.Namespace, change: Change) -> Review | int:
-    from sneakycode.faces.cli.headless_output import HeadlessSink
-    from sneakycode.permissions.gate import Unattended
+    from sneakycode.api.options import Options
+    from sneakycode.api.vocabulary import Unattended
+    from sneakycode.faces.shared.headless_output import HeadlessSink
     from sneakycode.review.runner import Reviewer
 
-    options = Options(provider=args.provider, model=args.model, base_url=args.base_url, api_key=args.api_key,
-                      max_turns=args.max_turns, max_tokens=args.max_tokens, max_cost=args.max_cost,
+    options = Options(**model_flags(args), max_turns=args.max_turns, max_tokens=args.max_tokens, max_cost=args.max_cost,
                       timeout=args.timeout, trust_project=args.trust_project, debug_log=debug_printer(args.verbose))
     sink = HeadlessSink("text", args.verbose, sys.stdout, sys.stderr)  # notices, refusals and stalls on stderr
     reviewer = Reviewer(options, sink=sink, unattended=Unattended("a review (plan mode)", ""),
@@ -65,13 +93,13 @@ def _review(args: argparse.Namespace, change: Change) -> Review | int:
         return ExitCode.USAGE
     except SneakyError as exc:  # a model request outside the loop's own (compaction) failed
         print(f"sneakycode review: {loggable(str(exc))}", file=sys.stderr)
-        return EXIT_BY_MODEL_ERROR.get(exc.kind, ExitCode.FAILURE) if isinstance(exc, ModelError) else ExitCode.FAILURE
+        return exit_for_exception(exc)
     except KeyboardInterrupt:
         print("sneakycode review: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     if review.failed is not None:
         print(f"sneakycode review: no verdict: {loggable(review.failed.message)}", file=sys.stderr)
-        return _exit_code(review.failed)
+        return exit_for_result(review.failed, EXIT_BY_STATUS)
     return review
 
 
@@ -99,16 +127,3 @@ def _report(args: argparse.Namespace, change: Change, review: Review) -> int:
           f"request(s){cost}", file=sys.stderr)
     failing = [f for f in review.findings if at_or_above(f["severity"], args.fail_on)]
     return ExitCode.FAILURE if failing else ExitCode.OK
-
-
-def _exit_code(result: Result) -> ExitCode:
-    if result.status == "error" and result.error_kind in EXIT_BY_MODEL_ERROR:
-        return EXIT_BY_MODEL_ERROR[result.error_kind]
-    return EXIT_BY_STATUS[result.status]
-
-
-def _check_budgets(args: argparse.Namespace) -> None:
-    for flag, value in (("--max-turns", args.max_turns), ("--max-tokens", args.max_tokens),
-                        ("--max-cost", args.max_cost), ("--timeout", args.timeout)):
-        if value is not None and value <= 0:
-            raise ConfigError(f"{flag} must be above 0, got {value}")

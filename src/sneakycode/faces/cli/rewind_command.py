@@ -5,17 +5,33 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
-from sneakycode.config import LoadedSettings, state_dir
-from sneakycode.errors import CheckpointError, ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.startup import config_error_exit, workspace_settings
-from sneakycode.session.checkpoints import CHECKPOINTS_FILE
-from sneakycode.session.folders import SessionInfo, latest_session, load_session
-from sneakycode.session.rewind import list_checkpoints, rewind_session
+from sneakycode.api.errors import CheckpointError, ConfigError
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.startup import config_error_exit, workspace_settings
+
+if TYPE_CHECKING:
+    from sneakycode.api.vocabulary import LoadedSettings, SessionInfo
 
 
-def run_rewind_command(args: argparse.Namespace) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "Put the files (run_command's changes included) and the conversation back to the checkpoint taken "
+        "before a turn of the latest session in this workspace (see docs/checkpoints.md)."
+    )
+    parser.add_argument("--to", type=int, metavar="TURN", help="the turn to go back before (default: the last)")
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--files-only", action="store_true", help="restore the files, keep the conversation")
+    only.add_argument("--conversation-only", action="store_true", help="rewind the conversation, keep the files")
+    parser.add_argument("--force", action="store_true", help="restore files changed by someone else since, too")
+    parser.add_argument("--list", action="store_true", help="list the checkpoints and the files each turn changed")
+    parser.add_argument("--session", metavar="ID", help="a session id (default: the latest one)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sneakycode.api.sessions import rewind
+
     if args.to is not None and args.to < 1:
         print("sneakycode rewind: --to must be 1 or more", file=sys.stderr)
         return ExitCode.USAGE
@@ -30,10 +46,8 @@ def run_rewind_command(args: argparse.Namespace) -> int:
     try:
         if args.list:
             return _print_list(info)
-        report = rewind_session(
-            info.dir, info.id, info.workspace, turn=args.to, files=not args.conversation_only,
-            conversation=not args.files_only, force=args.force, max_file_size=loaded.settings.max_file_size_bytes,
-        )
+        report = rewind(info, loaded, turn=args.to, files=not args.conversation_only,
+                        conversation=not args.files_only, force=args.force)
     except CheckpointError as exc:
         print(f"sneakycode rewind: {exc}", file=sys.stderr)
         return ExitCode.FAILURE
@@ -42,10 +56,11 @@ def run_rewind_command(args: argparse.Namespace) -> int:
 
 
 def _session(loaded: LoadedSettings, session_id: str | None) -> SessionInfo | None:
-    states = state_dir(loaded.settings)
+    from sneakycode.api.sessions import find_session, latest_checkpointed
+
     if not session_id:
-        return latest_session(states, loaded.workspace, predicate=CHECKPOINTS_FILE)
-    info = load_session(states, session_id)
+        return latest_checkpointed(loaded)
+    info = find_session(loaded, session_id)
     if info is None:
         raise ConfigError(f"there is no session {session_id!r}; `sneakycode sessions` lists them")
     if info.workspace != loaded.workspace:
@@ -57,7 +72,9 @@ def _session(loaded: LoadedSettings, session_id: str | None) -> SessionInfo | No
 
 
 def _print_list(info: SessionInfo) -> int:
-    listed = list_checkpoints(info.dir, info.workspace)
+    from sneakycode.api.sessions import checkpoints
+
+    listed = checkpoints(info)
     if not listed:
         print(f"Session {info.id} has no checkpoints.")
         return ExitCode.OK

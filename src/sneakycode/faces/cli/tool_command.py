@@ -13,27 +13,31 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from sneakycode.errors import ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.text import loggable
+from sneakycode.api.errors import ConfigError
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.text import loggable
 
 if TYPE_CHECKING:
-    from sneakycode.permissions.gate import Gate
+    from sneakycode.api.tool_calls import ToolCalls
 
 
-def run_tool_command(args: argparse.Namespace) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Run tools exactly as the model would, in one session, and print what it would see."
+    parser.add_argument("calls", nargs="*", metavar="NAME 'JSON-ARGS'", help="tool name and JSON arguments")
+    parser.add_argument("--json", action="store_true", help="print one structured result per line")
+    parser.add_argument("--list", action="store_true", help="list the tools with their tiers")
+
+
+def run(args: argparse.Namespace) -> int:
     from sneakycode.api.options import Options
-    from sneakycode.api.tool_host import open_tools
-    from sneakycode.faces.cli.startup import config_error_exit, notify_untrusted, workspace_option
-    from sneakycode.tools.registry import all_tools, conditional_tools
+    from sneakycode.api.tool_calls import ToolCalls, tool_listing
+    from sneakycode.faces.shared.startup import config_error_exit, notify_untrusted, workspace_option
 
     if args.list:
-        for found in all_tools():
-            print(f"{found.name}\t{found.tier.value}")
         # Regression (issue 37): `code` was left out; it is offered to the model only where a language
         # server runs, and runs here like any other.
-        for found in conditional_tools():
-            print(f"{found.name}\t{found.tier.value}\tonly where a language server runs")
+        for found in tool_listing():
+            print(f"{found.name}\t{found.tier}" + ("\tonly where a language server runs" if found.conditional else ""))
         return ExitCode.OK
     calls: list[str] = args.calls
     if not calls or len(calls) % 2:
@@ -41,21 +45,22 @@ def run_tool_command(args: argparse.Namespace) -> int:
         print(usage, file=sys.stderr)
         return ExitCode.USAGE
     try:
-        gate = open_tools(Options(workspace=workspace_option(args.workspace)), kind="tool", one_shot=True)
-        notify_untrusted(gate.ctx.loaded)
+        tools = ToolCalls(Options(workspace=workspace_option(args.workspace)), kind="tool", one_shot=True)
+        notify_untrusted(tools.loaded)
     except ConfigError as exc:
         return config_error_exit("tool", exc)
     try:
-        return _run_calls(gate, calls, args.json)
+        return _run_calls(tools, calls, args.json)
     finally:
-        gate.ctx.close()  # a job started by one of the calls lives only as long as this command
+        tools.close()  # a job started by one of the calls lives only as long as this command
 
 
-def _run_calls(gate: Gate, calls: list[str], as_json: bool) -> int:
+
+def _run_calls(tools: ToolCalls, calls: list[str], as_json: bool) -> int:
     status = ExitCode.OK
     for index in range(0, len(calls), 2):
         name, raw = calls[index], calls[index + 1]
-        result = gate.run_direct(name, raw)
+        result = tools.run(name, raw)
         if not result.success:
             status = ExitCode.FAILURE
         if as_json:

@@ -5,15 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 
-from sneakycode.config import state_dir
-from sneakycode.errors import ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.startup import config_error_exit, workspace_settings
-from sneakycode.session.folders import latest_session, load_session
-from sneakycode.session.undo import undo_session
+from sneakycode.api.errors import ConfigError
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.startup import config_error_exit, workspace_settings
 
 
-def run_undo_command(args: argparse.Namespace) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = "Revert the mutations of the latest session in this workspace (newest first)."
+    parser.add_argument("--steps", type=int, help="how many mutations to revert (default: all)")
+    parser.add_argument("--session", metavar="ID", help="a session id (default: the latest one)")
+    parser.add_argument("--force", action="store_true", help="revert files changed since the mutation too")
+
+
+def run(args: argparse.Namespace) -> int:
+    from sneakycode.api.sessions import find_session, latest_changed, undo
+
     if args.steps is not None and args.steps < 1:
         print("sneakycode undo: --steps must be 1 or more", file=sys.stderr)
         return ExitCode.USAGE
@@ -21,10 +27,9 @@ def run_undo_command(args: argparse.Namespace) -> int:
         loaded = workspace_settings(args.workspace)
     except ConfigError as exc:
         return config_error_exit("undo", exc)
-    states = state_dir(loaded.settings)
     if args.session:
         try:
-            info = load_session(states, args.session)
+            info = find_session(loaded, args.session)
         except ConfigError as exc:
             return config_error_exit("undo", exc)
         if info is None:
@@ -39,12 +44,12 @@ def run_undo_command(args: argparse.Namespace) -> int:
             return ExitCode.FAILURE
     else:
         try:
-            info = latest_session(states, loaded.workspace, predicate="journal")
+            info = latest_changed(loaded)
         except ConfigError as exc:
             return config_error_exit("undo", exc)
         if info is None:
             print(f"Nothing to undo: no session has changed files in {loaded.workspace}.")
             return ExitCode.OK
-    report = undo_session(info.dir, info.id, info.workspace, steps=args.steps, force=args.force)
+    report = undo(info, steps=args.steps, force=args.force)
     print("\n".join(report.lines()), file=sys.stdout if report.ok else sys.stderr)
     return ExitCode.OK if report.ok else ExitCode.FAILURE

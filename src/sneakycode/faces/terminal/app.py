@@ -13,8 +13,8 @@ from rich.console import Console
 
 from sneakycode.api.trust import trust_requests
 from sneakycode.api.vocabulary import ConfigError, ImagePart, LoadedSettings, SneakyError, ToolContext
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.text import markup_safe, plural, printable
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.text import markup_safe, plural, printable
 from sneakycode.version import __version__
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ def _prepare(
     from sneakycode.api.models import SETUP_HELP, user_config_path
     from sneakycode.api.session import Session
     from sneakycode.api.settings import load_options
-    from sneakycode.faces.cli.startup import options_from_args, protect_key
+    from sneakycode.faces.shared.startup import options_from_args, protect_key
     from sneakycode.faces.terminal.setup_wizard import keyring_key, run_setup
 
     options = options_from_args(args, debug_log=debug_log)
@@ -203,7 +203,7 @@ def _with_mentions(run: Session, console: Console, line: str) -> str:
 def _user_command(run: Session, console: Console, command: str, watcher: EscWatcher) -> str:
     """`!cmd`: the user's command in the workspace, its output shown, and what the next request will carry."""
     from sneakycode.api.mentions import command_context
-    from sneakycode.faces.cli.startup import cancel_on_sigint
+    from sneakycode.faces.shared.startup import cancel_on_sigint
 
     with cancel_on_sigint(run.cancel), watcher.watching():
         result = run.run_user_command(command)
@@ -239,7 +239,7 @@ def _run_request(run: Session, console: Console, request: str, images: list[Imag
                  watcher: EscWatcher | None = None, settle: Callable[[], None] | None = None) -> None:
     """One request to the model (with the images it attaches), with Esc or Ctrl-C stopping it and a one-line
     summary after. `settle` prints what the display still holds (a reply cut by Ctrl-C) before the summary."""
-    from sneakycode.faces.cli.startup import cancel_on_sigint
+    from sneakycode.faces.shared.startup import cancel_on_sigint
     from sneakycode.faces.terminal.markdown_stream import markdown
 
     try:

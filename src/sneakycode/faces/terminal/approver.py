@@ -18,7 +18,7 @@ from rich.syntax import Syntax
 from sneakycode.api.always import PROJECT_CONFIG, Saved, allow_for_session, always_rules, save_always, user_config_path
 from sneakycode.api.previews import call_path, call_preview
 from sneakycode.api.vocabulary import ConfigError, Declined, PendingCall, Remembered, ToolContext
-from sneakycode.faces.cli.text import markup_safe, printable
+from sneakycode.faces.shared.text import markup_safe, printable
 from sneakycode.faces.terminal.previews import edit_preview, render_rows
 
 PREVIEW_LINES = 40

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from sneakycode.api.vocabulary import CheckpointError, ConfigError, PermissionMode
-from sneakycode.faces.cli.text import markup_safe, printable
+from sneakycode.faces.shared.text import markup_safe, printable
 from sneakycode.faces.terminal import model_commands, session_commands
 from sneakycode.faces.terminal.status import cache_summary
 
@@ -88,7 +88,7 @@ def _rewind(sc: SlashContext, arg: str) -> bool:
 
 
 def _permissions(sc: SlashContext, _arg: str) -> bool:
-    from sneakycode.faces.cli.permissions_command import rules_report
+    from sneakycode.api.permissions import rules_report
 
     sc.console.print(f"mode: {sc.run.mode}")
     sc.console.print(markup_safe(rules_report(sc.run.loaded)))
@@ -218,7 +218,7 @@ def _stats(sc: SlashContext, _arg: str) -> bool:
 
 
 def _mcp(sc: SlashContext, _arg: str) -> bool:
-    from sneakycode.faces.cli.mcp_command import servers_report
+    from sneakycode.api.mcp_config import servers_report
 
     sc.console.print(markup_safe(servers_report(sc.run.mcp_servers())))
     return True

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from rich.console import RenderableType
 from rich.markdown import Markdown
 
-from sneakycode.faces.cli.text import printable
+from sneakycode.faces.shared.text import printable
 
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_THEME = "monokai"

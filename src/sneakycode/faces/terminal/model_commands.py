@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sneakycode.api.vocabulary import ConfigError
-from sneakycode.faces.cli.text import markup_safe
+from sneakycode.faces.shared.text import markup_safe
 
 if TYPE_CHECKING:
     from sneakycode.api.session import Session

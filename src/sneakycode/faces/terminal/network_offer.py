@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from sneakycode.faces.cli.text import markup_safe
+from sneakycode.faces.shared.text import markup_safe
 
 if TYPE_CHECKING:
     from sneakycode.api.session import Session

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from sneakycode.api.previews import proposed_edit
 from sneakycode.api.vocabulary import ProposedEdit, ToolContext
-from sneakycode.faces.cli.text import printable
+from sneakycode.faces.shared.text import printable
 
 CONTEXT_LINES = 3
 NEW_FILE_HEAD = 20

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sneakycode.faces.cli.text import markup_safe, plural
+from sneakycode.faces.shared.text import markup_safe, plural
 from sneakycode.faces.terminal.folding import FOLD_WIDTH, cut_at_word
 
 

@@ -17,7 +17,7 @@ from rich.console import Console, RenderableType
 
 from sneakycode.api.previews import call_arguments
 from sneakycode.api.vocabulary import Event, ProposedEdit, ToolCallEvent, ToolResultEvent
-from sneakycode.faces.cli.text import markup_safe, plural
+from sneakycode.faces.shared.text import markup_safe, plural
 from sneakycode.faces.terminal.folding import fold
 from sneakycode.faces.terminal.markdown_stream import MarkdownStream
 from sneakycode.faces.terminal.previews import EditPreview, preview_of_edit, render_rows

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.syntax import Syntax
 
 from sneakycode.api.vocabulary import CheckpointError, ConfigError, SavedSession, SneakyError
-from sneakycode.faces.cli.text import markup_safe, printable
+from sneakycode.faces.shared.text import markup_safe, printable
 
 if TYPE_CHECKING:
     from sneakycode.faces.terminal.commands import SlashContext
@@ -25,7 +25,7 @@ RECENT_SESSIONS = 10
 
 def compact(sc: SlashContext, arg: str) -> bool:
     """`/compact [FOCUS]`: the conversation so far becomes one summary (what FOCUS names kept in detail)."""
-    from sneakycode.faces.cli.startup import cancel_on_sigint
+    from sneakycode.faces.shared.startup import cancel_on_sigint
 
     sc.console.print("[dim]Summarising the conversation...[/]")
     try:  # the session's verb: the editor's /compact does the same

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 
 from sneakycode.api.models import KEY_PRESETS, LOCAL_PRESETS, list_models, probe_local_servers
-from sneakycode.faces.cli.text import markup_safe
+from sneakycode.faces.shared.text import markup_safe
 
 Ask = Callable[[str, bool], str]  # (question, secret) -> answer; raises EOFError/KeyboardInterrupt to cancel
 KEYRING_SERVICE = "sneakycode"

@@ -17,7 +17,7 @@ from prompt_toolkit.application import run_in_terminal
 from rich.console import Console
 
 from sneakycode.api.vocabulary import ModelConfig
-from sneakycode.faces.cli.text import markup_safe
+from sneakycode.faces.shared.text import markup_safe
 
 
 class StartupCheck:

@@ -15,6 +15,7 @@ is `protected`: asked about in every mode. One denied part denies the whole line
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,10 +84,12 @@ def _via(hit: RuleHit, via: str | None) -> RuleHit:
     return hit if hit.via is not None or via is None else RuleHit(hit.rule, hit.part, via, hit.note)
 
 
-def evaluate(line: str, rules: CommandRules, workspace: Path, cwd: str | None = None) -> LineVerdict:
-    """Judge one command line without running it; `cwd` is the folder it runs in (default: the workspace)."""
+def evaluate(line: str, rules: CommandRules, workspace: Path, cwd: str | None = None,
+             extra_roots: Sequence[Path] = ()) -> LineVerdict:
+    """Judge one command line without running it; `cwd` is the folder it runs in (default: the workspace).
+    A write into the protected places of an extra root (`--add-dir`) needs a person as in the workspace."""
     parsed = parse_line(line)
-    judge = _Judge(rules, workspace.resolve(), cwd or "")
+    judge = _Judge(rules, workspace.resolve(), cwd or "", tuple(extra_roots))
     result = judge.line(parsed, 0)
     judge.settle(result)
     commands = tuple(command.source for command in parsed.commands if not command.fallback)
@@ -117,8 +120,9 @@ def show(words: tuple[Word, ...]) -> str:
 
 
 class _Judge:
-    def __init__(self, rules: CommandRules, workspace: Path, cwd: str) -> None:
+    def __init__(self, rules: CommandRules, workspace: Path, cwd: str, extra_roots: tuple[Path, ...] = ()) -> None:
         self.workspace = workspace
+        self.extra_roots = extra_roots
         self.allow = rules.allow
         self.deny = tuple(rule.normalised() for rule in rules.deny if rule.words)
         self.ask = tuple(rule.normalised() for rule in rules.ask if rule.words)
@@ -366,7 +370,7 @@ class _Judge:
         problem = path_problem(self.workspace, target, what, self.moved, self.cwd)
         if problem:
             result.blocks.append(problem)
-        guarded = protected_problem(self.workspace, target, what, self.folders)
+        guarded = protected_problem(self.workspace, target, what, self.folders, self.extra_roots)
         if guarded:
             result.protected.append(guarded)
             result.blocks.append(guarded)

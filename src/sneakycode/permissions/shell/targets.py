@@ -38,14 +38,15 @@ def path_problem(workspace: Path, target: Word, what: str, moved: bool, cwd: str
     return f"{what} {quoted(value)}, outside the workspace"
 
 
-def protected_problem(workspace: Path, target: Word, what: str, folders: tuple[str, ...]) -> str | None:
+def protected_problem(workspace: Path, target: Word, what: str, folders: tuple[str, ...],
+                      extra_roots: tuple[Path, ...] = ()) -> str | None:
     """Why writing `target` needs a person whatever the mode; `folders` are the directories a relative path
-    may be relative to after a `cd` in the line."""
+    may be relative to after a `cd` in the line; `extra_roots` (`--add-dir`) are guarded like the workspace."""
     if not target.literal or target.value in HARMLESS_TARGETS or target.value.startswith("~"):
         return None
     bases = ("",) if os.path.isabs(target.value) else ("", *folders)
     for base in bases:
-        place = protected_write(workspace, posixpath.join(base, target.value))
+        place = protected_write(workspace, posixpath.join(base, target.value), extra_roots)
         if place is not None:
             return (f"{what} {quoted(target.value)} in `{shown_place(place)}`, where what is written decides what "
                     "runs later (SneakyCode's settings, git hooks and config, editor tasks, shell start-up files); "

@@ -8,6 +8,7 @@ differ only in how they find hits; the fallback is imported when it is needed, s
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -155,7 +156,7 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
     )
     engine = backend(ctx, scope.roots, scope.narrowing.max_depth, args.include_ignored)
     if scope.single_file:
-        report, by_path = grep_one_file(request, scope, engine, ws.root)
+        report, by_path = grep_one_file(request, scope, engine, ws.root, ws.extra_roots)
         hits = report.files
     else:
         report = engine.count(request) if scope.roots else GrepReport([], complete=True, searched=0)
@@ -164,7 +165,7 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
         by_path = {}
         if content:
             chosen = pick_files(hits, args.max_results)
-            by_path = verified_lines(ws.root, engine.lines(request, chosen))
+            by_path = verified_lines(ws.root, engine.lines(request, chosen), ws.extra_roots)
             fetched = set(chosen)  # a set: hits can be thousands, chosen up to max_results
             hits = [hit for hit in hits if hit.path in by_path or hit.path not in fetched]
     # What ripgrep reported is shown only where it holds inside the workspace (see verify.py): shown lines
@@ -173,7 +174,7 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
     # find_files counts what it does not list: checking thousands of them cost more than the search.
     if not content:
         unseen = [hit.path for hit in hits if hit.path not in by_path]
-        reached = set(reachable_first(ws.root, unseen, args.max_results))
+        reached = set(reachable_first(ws.root, unseen, args.max_results, ws.extra_roots))
         hits = [hit for hit in hits if hit.path in by_path or hit.path in reached]
     skipped = engine.skipped_notice(ws)
     if not hits:
@@ -212,7 +213,7 @@ def grep_files(args: GrepFilesArgs, ctx: ToolContext) -> ToolResult:
 
 
 def grep_one_file(
-    request: GrepRequest, scope: Scope, engine: Backend, root: Path
+    request: GrepRequest, scope: Scope, engine: Backend, root: Path, extra: Sequence[Path] = ()
 ) -> tuple[GrepReport, dict[str, list[Line]]]:
     """The grep of a file named as `path`: its lines first (counting cannot tell a binary file from text;
     fetching its lines can), and the count pass only when the lines stopped at line_limit."""
@@ -222,7 +223,7 @@ def grep_one_file(
     path = scope.roots[0]
     if not scope.keeps(path):
         return GrepReport([], complete=True, searched=0), {}
-    by_path = verified_lines(root, engine.lines(request, [path]))
+    by_path = verified_lines(root, engine.lines(request, [path]), extra)
     matched = sum(line.is_match for line in by_path.get(path, []))
     if matched < request.line_limit or request.first_match_only:
         return GrepReport([FileHits(path, matched)] if matched else [], complete=True, searched=1), by_path
@@ -324,7 +325,7 @@ def find_files(args: FindFilesArgs, ctx: ToolContext) -> ToolResult:
         paths.sort(key=lambda path: (-_mtime(ws.root / path), path_key(path)))
     else:
         paths.sort(key=path_key)
-    paths = reachable_first(ws.root, paths, args.max_results)
+    paths = reachable_first(ws.root, paths, args.max_results, ws.extra_roots)
     where = ws.display(target)
     if not paths:
         message = f"No files match {args.pattern!r} in {where}."

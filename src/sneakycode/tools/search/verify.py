@@ -19,6 +19,9 @@ same way and is a regular file. Only the paths that can be listed (the first max
 rest, like the files whose lines a content search did not fetch, are only counted. Counts come from
 ripgrep's own read, so while a race is being won they can count an outside file under an inside name: a
 number, never text.
+
+A search of an extra root (`--add-dir`) reports absolute paths: they are reached the same way, from the
+descriptor of the extra root that holds them (`extra`), never from anywhere else.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from __future__ import annotations
 import bisect
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
@@ -39,19 +42,20 @@ _CHUNK = 1 << 16
 _LONGEST_LINE = 64 << 20
 
 
-def verified_lines(root: Path, found: dict[str, list[Line]]) -> dict[str, list[Line]]:
-    """The files of `found` (paths relative to root) whose every line reads the same when the file is
-    reached without following a link."""
+def verified_lines(root: Path, found: dict[str, list[Line]], extra: Sequence[Path] = ()) -> dict[str, list[Line]]:
+    """The files of `found` (paths relative to root, or absolute inside an `extra` root) whose every line reads
+    the same when the file is reached without following a link."""
     held: set[str] = set()
-    for folder, inside in _folders(root, (path for path, lines in found.items() if lines)):
+    for folder, inside in _folders(root, (path for path, lines in found.items() if lines), extra):
         held.update(path for path in inside if _lines_hold(folder, path, found[path]))
     return {path: lines for path, lines in found.items() if path in held}
 
 
-def reachable(root: Path, paths: Iterable[str]) -> set[str]:
-    """The paths (relative to root) that are regular files reached from root without following a link."""
+def reachable(root: Path, paths: Iterable[str], extra: Sequence[Path] = ()) -> set[str]:
+    """The paths (relative to root, or absolute inside an `extra` root) that are regular files reached from
+    their root without following a link."""
     kept: set[str] = set()
-    for folder, inside in _folders(root, paths):
+    for folder, inside in _folders(root, paths, extra):
         for path in inside:
             try:
                 info = os.stat(path.rsplit("/", 1)[-1], dir_fd=folder, follow_symlinks=False)
@@ -62,18 +66,19 @@ def reachable(root: Path, paths: Iterable[str]) -> set[str]:
     return kept
 
 
-def _folders(root: Path, paths: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
-    """Each folder of `paths`, reached once from root without following a link (a shown file's folder often
-    holds the next one too), open while the caller looks at its files; a folder that cannot be reached so
-    is skipped with its files."""
-    by_folder: dict[tuple[str, ...], list[str]] = {}
+def _folders(root: Path, paths: Iterable[str], extra: Sequence[Path] = ()) -> Iterator[tuple[int, list[str]]]:
+    """Each folder of `paths`, reached once from its root without following a link (a shown file's folder
+    often holds the next one too), open while the caller looks at its files; a folder that cannot be reached
+    so is skipped with its files."""
+    by_folder: dict[tuple[Path, tuple[str, ...]], list[str]] = {}
     for path in paths:
-        parts = _parts(path)
-        if parts is not None:
-            by_folder.setdefault(parts[:-1], []).append(path)
-    for folder_parts, inside in by_folder.items():
+        start, below = _root_of(root, path, extra)
+        parts = _parts(below) if start is not None else None
+        if start is not None and parts is not None:
+            by_folder.setdefault((start, parts[:-1]), []).append(path)
+    for (start, folder_parts), inside in by_folder.items():
         try:
-            folder = open_folder(root, folder_parts)
+            folder = open_folder(start, folder_parts)
         except (PathChanged, OSError):
             continue
         try:
@@ -82,7 +87,19 @@ def _folders(root: Path, paths: Iterable[str]) -> Iterator[tuple[int, list[str]]
             os.close(folder)
 
 
-def reachable_first(root: Path, paths: list[str], count: int) -> list[str]:
+def _root_of(root: Path, path: str, extra: Sequence[Path]) -> tuple[Path | None, str]:
+    """The root to walk `path` from and the path below it: `root` for a relative path, the extra root that
+    holds an absolute one (None when none does: it is dropped)."""
+    if not path.startswith("/"):
+        return root, path
+    for other in extra:
+        prefix = str(other).rstrip("/") + "/"
+        if path.startswith(prefix):
+            return other, path[len(prefix):]
+    return None, path
+
+
+def reachable_first(root: Path, paths: list[str], count: int, extra: Sequence[Path] = ()) -> list[str]:
     """`paths` without the unreachable among the first `count` that are kept: a listing checks what it
     shows, not the thousands it only counts."""
     kept: list[str] = []
@@ -90,7 +107,7 @@ def reachable_first(root: Path, paths: list[str], count: int) -> list[str]:
     while len(kept) < count and start < len(paths):
         window = paths[start : start + count - len(kept)]
         start += len(window)
-        reached = reachable(root, window)
+        reached = reachable(root, window, extra)
         kept += [path for path in window if path in reached]
     return kept + paths[start:]
 

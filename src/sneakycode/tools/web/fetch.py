@@ -24,7 +24,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx2
 
 from sneakycode.config.addresses import IPAddress, Resolver, internal_kind, system_resolver
-from sneakycode.config.settings import WebSettings
+from sneakycode.config.tool_settings import WebSettings
 from sneakycode.errors import ErrorCode, ToolError
 from sneakycode.tools.context import checkpoint
 from sneakycode.version import __version__

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from sneakycode.errors import ConfigError
+from sneakycode.api.errors import ConfigError
 
 # One user message: far beyond any model's context window, and small enough to hold while it is checked.
 MAX_STDIN_MESSAGE_BYTES = 4 << 20

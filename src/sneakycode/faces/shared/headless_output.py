@@ -1,7 +1,7 @@
 """What a headless run prints: stream-json events, the JSON result, and the lines on stderr.
 
 The stream-json events are a public contract, versioned by `STREAM_SCHEMA_VERSION` (in the `start` event)
-and described by `stream_schema.json` beside this module; docs/headless.md explains them and a test checks
+and described by `faces/cli/stream_schema.json`; docs/headless.md explains them and a test checks
 every event of a scripted run against the schema.
 """
 
@@ -12,15 +12,14 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
-from sneakycode.agent.events import Event
-from sneakycode.api.session import STREAMED_EVENTS
-from sneakycode.errors import ErrorCode
-from sneakycode.faces.cli.stream_input import EXPECTED_LINE, BadLine
-from sneakycode.faces.cli.text import loggable, plural
-from sneakycode.workflow_commands import inert_json
+from sneakycode.api.errors import ErrorCode
+from sneakycode.api.fanout import STREAMED_EVENTS
+from sneakycode.api.workflow_text import inert_json
+from sneakycode.faces.shared.stream_input import EXPECTED_LINE, BadLine
+from sneakycode.faces.shared.text import loggable, plural
 
 if TYPE_CHECKING:
-    from sneakycode.process.jobs import Job
+    from sneakycode.api.vocabulary import Event, Job
 
 STREAM_SCHEMA_VERSION = 1
 

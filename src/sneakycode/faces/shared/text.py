@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from sneakycode.workflow_commands import inert
+from sneakycode.api.workflow_text import inert
 
 # C0 controls but tab and newline, DEL, C1 controls, and the bidirectional overrides and isolates.
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

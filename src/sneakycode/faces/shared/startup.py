@@ -13,15 +13,16 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sneakycode.api.options import Options
-from sneakycode.api.settings import untrusted_notice
-from sneakycode.config import LoadedSettings, load_settings
-from sneakycode.errors import ConfigError
-from sneakycode.faces.cli.exit_codes import ExitCode
-from sneakycode.faces.cli.text import loggable
-from sneakycode.process.hardening import protect_variables
+from sneakycode.api.errors import ConfigError
+from sneakycode.faces.shared.exit_codes import ExitCode
+from sneakycode.faces.shared.flags import model_flags
+from sneakycode.faces.shared.text import loggable
+
+if TYPE_CHECKING:
+    from sneakycode.api.options import Options
+    from sneakycode.api.vocabulary import LoadedSettings
 
 
 def workspace_settings(
@@ -34,10 +35,12 @@ def workspace_settings(
     """A tool-only command's settings for `--workspace` (default: the current folder); a ConfigError when
     that folder does not exist or a layer is wrong. What an untrusted project file asked for and did not get
     is said once on stderr (unless `notify` is off)."""
+    from sneakycode.api.workspace_settings import load_workspace_settings
+
     workspace = Path(workspace_arg) if workspace_arg else None
     if workspace is not None and not workspace.is_dir():
         raise ConfigError(f"--workspace {workspace_arg!r} is not a directory")
-    loaded = load_settings(workspace, flags, trust_project=trust_project)
+    loaded = load_workspace_settings(workspace, flags, trust_project=trust_project)
     if notify:
         notify_untrusted(loaded)
     return loaded
@@ -46,6 +49,8 @@ def workspace_settings(
 def notify_untrusted(loaded: LoadedSettings) -> None:
     """A tool-only command's start: the model key held (see protect_key), and what an untrusted project file
     asked for and did not get said once on stderr."""
+    from sneakycode.api.settings import untrusted_notice
+
     protect_key(loaded)
     if loaded.ignored:
         print(f"sneakycode: {loggable(untrusted_notice(loaded))}", file=sys.stderr)
@@ -54,9 +59,9 @@ def notify_untrusted(loaded: LoadedSettings) -> None:
 def protect_key(loaded: LoadedSettings) -> None:
     """A key under a name the start-up patterns did not recognise (`api_key_env`, the search backend's
     `tools.web.search.api_key_env`) is held and wiped too."""
-    names = [name for name in (loaded.settings.api_key_env, loaded.settings.tools.web.search.key_variable) if name]
-    if names:
-        protect_variables(names)
+    from sneakycode.api.startup import protect_key as hold
+
+    hold(loaded)
 
 
 def config_error_exit(command: str, exc: ConfigError) -> int:
@@ -80,12 +85,12 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
     output_schema = getattr(args, "output_schema", None)
     if output_schema is not None and not headless:
         raise ConfigError("--output-schema applies to a headless run: give the task with -p")
+    from sneakycode.api.options import Options
+
     return Options(
         workspace=workspace,
-        provider=args.provider,
-        model=args.model,
-        base_url=args.base_url,
-        api_key=args.api_key,
+        add_dirs=tuple(getattr(args, "add_dirs", ())),
+        **model_flags(args),
         mode=args.mode,
         max_turns=args.max_turns,
         resume=args.resume,
@@ -102,6 +107,7 @@ def options_from_args(args: argparse.Namespace, **more: Any) -> Options:
         check_timeout=getattr(args, "check_timeout", None),
         attempts=getattr(args, "attempts", 1),
         attempt_rule=getattr(args, "attempt_rule", "first"),
+        escalate=getattr(args, "escalate", "after"),
         **more,
     )
 

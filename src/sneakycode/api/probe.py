@@ -1,6 +1,8 @@
-"""One bounded request to the endpoint, through the official openai SDK, and everything seen on the way: the
-reply joined as the agent joins it (`TurnBuilder`), the usage and llama.cpp timings, when the first token came,
-and how the stream was cut into chunks (which the tool-call checks need raw).
+"""The doctor's seam to an endpoint (moved from doctor/probe.py): one bounded raw request through the official
+openai SDK, and everything seen on the way: the reply joined as the agent joins it (`TurnBuilder`), the usage
+and llama.cpp timings, when the first token came, and how the stream was cut into chunks (which the tool-call
+checks need raw). Also the other raw probes: the window the server reports (`reported_window`), and the
+messages the agent would send back after a turn (`replayed_assistant`), so `doctor/` needs nothing below api.
 
 Every request carries max_tokens and a timeout, has no retries, and is read to its end or abandoned whole
 (its connection closed), so a doctor never leaves a probe half-run. llama.cpp notices a closed connection only
@@ -18,10 +20,16 @@ from urllib.parse import urlparse
 
 import openai
 
+from sneakycode.agent.messages import prepare_messages
 from sneakycode.agent.model.assembly import TurnBuilder
 from sneakycode.agent.model.failures import Failure, classify
 from sneakycode.agent.model.providers import LOOPBACK_HOSTS, ModelConfig, cache_request_fields
+from sneakycode.agent.model.reasoning_policy import History, ReasoningPolicy
+from sneakycode.agent.model.window import DiscoveredWindow, discover_context_window
 from sneakycode.agent.protocol import AssistantTurn, Usage
+from sneakycode.agent.reasoning_history import assistant_message
+
+__all__ = ["Endpoint", "Exchange", "Failure", "failure_of", "replayed_assistant", "reported_window"]
 
 CLOSE_WAIT = 5.0
 """Seconds a request given up on has to wind down once its connection is closed."""
@@ -182,3 +190,16 @@ def failure_of(exc: Exception) -> Failure:
         return classify(exc)
     except Exception:
         return Failure("server", f"{type(exc).__name__}: {exc}", False)
+
+
+def reported_window(config: ModelConfig) -> DiscoveredWindow | None:
+    """The context window the server reports for the model (every known info endpoint asked at once), or None
+    when none answers."""
+    return discover_context_window(config.base_url, config.model, config.api_key, provider=config.provider)
+
+
+def replayed_assistant(turn: AssistantTurn, history: History) -> list[dict[str, Any]]:
+    """The messages the agent sends back for `turn` when the model's reasoning is kept as `history` says
+    (agent/reasoning_history.py, then the same preparation every request gets)."""
+    policy = ReasoningPolicy("probe", history, "reasoning_content", "none", "doctor")
+    return [dict(m) for m in prepare_messages([assistant_message(turn, policy)])]
