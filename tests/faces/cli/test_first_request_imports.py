@@ -50,7 +50,6 @@ TOOL_MACHINERY = (
     "sneakycode.tools.search.verify",
     "sneakycode.tools.search.render",
     "sneakycode.process.sandbox",
-    "sneakycode.process.jobs",
     "sneakycode.tools.web.backends",
     "sneakycode.tools.web.results",
     "sneakycode.tools.lsp.client",
