@@ -110,7 +110,9 @@ def named_files(command: str, workspace: Workspace) -> list[Path]:
 
 def run_check(session: Session, goal: Goal) -> dict[str, Any]:
     """Run the check once, as the user's own run_command call (api docstring above); its bounded outcome."""
-    result = session._agent.gate.run_direct("run_command", {"command": goal.command, "timeout": goal.timeout})
+    from sneakycode.tools.shell import run_command
+
+    result = session._agent.gate.run_direct(run_command.name, {"command": goal.command, "timeout": goal.timeout})
     return {
         "command": goal.command, "passed": result.success, "exit_code": result.data.get("exit_code"),
         "code": None if result.success else str(result.code), "output": result.render(),
