@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sneakycode.api.assembly import Parts
     from sneakycode.config import LoadedSettings
+    from sneakycode.extensions.mcp.manager import ServerRow as McpServerInfo  # one row type: the manager's own
 
 MODELS_TIMEOUT = 5.0
 
@@ -33,19 +34,6 @@ class SkillInfo:
     name: str
     description: str
     folder: str
-
-
-@dataclass(frozen=True)
-class McpServerInfo:
-    """One MCP server: its status, how many tools it gave (None: not started), what runs it, where it was
-    configured, and what went wrong (`detail`)."""
-
-    name: str
-    status: str
-    tools: int | None
-    target: str
-    origin: str
-    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -80,7 +68,7 @@ class CatalogVerbs:
                 for d in self._parts.subagents.definitions.values()]
 
     def mcp_servers(self) -> list[McpServerInfo]:
-        return [McpServerInfo(r.name, r.status, r.tools, r.target, r.origin, r.detail) for r in self._parts.mcp.rows()]
+        return self._parts.mcp.rows()
 
     def offered_models(self, timeout: float = MODELS_TIMEOUT) -> list[str]:
         """The model ids the main model's server lists (`GET /models`); an OSError or ValueError when it does

@@ -26,12 +26,13 @@ from sneakycode.agent.events import (
 )
 from sneakycode.agent.model.providers import ModelConfig
 from sneakycode.agent.protocol import EventSink
-from sneakycode.api.catalog import McpServerInfo, SettingInfo, SkillInfo, SubagentInfo
+from sneakycode.api.catalog import SettingInfo, SkillInfo, SubagentInfo
 from sneakycode.api.history import SavedSession, SessionDiff
 from sneakycode.api.mentions import Mentions
 from sneakycode.api.usage import Usage
 from sneakycode.config import LoadedSettings, PermissionMode
 from sneakycode.errors import CheckpointError, ConfigError, ErrorCode, ModelError, SneakyError, ToolError
+from sneakycode.extensions.mcp.manager import ServerRow as McpServerInfo
 from sneakycode.permissions.gate import Approver, Declined, PendingCall, Remembered, Unattended
 from sneakycode.process.jobs import Job
 from sneakycode.session.folders import SessionInfo
