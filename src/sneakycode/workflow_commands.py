@@ -6,7 +6,7 @@ lines at CR, LF and CRLF; a line is a command when, after its leading whitespace
 `::` (`::add-mask::x`, `::stop-commands::t`, `::t::` to resume), or when it holds `##[` anywhere (the older
 form, `##[add-mask]x`, still parsed). Command names are not case-sensitive. So text from a model or a
 repository is made inert line by line: a `::` that would open a line and every `##[` are written out with
-a `\\x` escape, the way `cli/text.printable` writes out control characters. A command SneakyCode writes
+a `\\x` escape, the way `faces/shared/text.printable` writes out control characters. A command SneakyCode writes
 itself escapes its values by GitHub's own rules (`%`, CR, LF; also `:` and `,` in a property), as
 @actions/core does, so a value can never end the line early.
 """

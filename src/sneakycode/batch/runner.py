@@ -3,7 +3,7 @@
 The agent runs as `python -m sneakycode.faces.cli.main -p - --yes --output-format json` in a subprocess: the
 same code path as a user's `-p` run, isolated (a task cannot corrupt another's memory), sandboxed by the
 normal `tools.shell.sandbox` setting (forced to bwrap unless the batch was started with --no-sandbox), and
-stoppable: a cancel sends SIGTERM, which the headless run takes as a clean cancel (see cli/headless.py).
+stoppable: a cancel sends SIGTERM, which the headless run takes as a clean cancel (see faces/cli/headless.py).
 Its model requests go through the batch's proxy (see proxy.py), which applies the shared rate limiter.
 `setup` and `test` run in the same sandbox as the agent's commands, under the same repository guard
 (process/protected.py: the copy's `.git` entry, git config, hooks and `.sneakycode/` read-only, what they
