@@ -1,6 +1,7 @@
 """The repository map the model gets with a first request, on its own (`sneakycode map`): the same builder,
-budget, deny rules and ignore files as a session's. The tag index is kept in a tool session's folder, started
-from the newest one another session of the workspace left (so a second run is warm)."""
+budget, deny rules and ignore files as a session's. Parsed tags come from the store every session, batch and
+eval task shares (by content), and the index is kept in a tool session's folder, started from the newest one
+another session of the workspace left (so a second run is warm)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class RepoMapView:
 def repository_map(loaded: LoadedSettings, path: str, tokens: int | None) -> RepoMapView:
     """The map of the files under `path` (a folder), or the whole map focused on `path` (a file), within
     `tokens` (default: the model's share of its window). A ConfigError when no tool session can start."""
+    from sneakycode.config import state_dir
     from sneakycode.config.repo_map import DEFAULT_CEILING, DEFAULT_SHARE
     from sneakycode.errors import ToolError
     from sneakycode.permissions.rules import hidden_paths
@@ -59,6 +61,7 @@ def repository_map(loaded: LoadedSettings, path: str, tokens: int | None) -> Rep
         hidden=hidden,
         max_file_bytes=min(settings.repo_map.max_file_bytes, settings.max_file_size_bytes),
         cache_dir=ctx.session_dir,
+        index_dir=settings.repo_map.index_folder(state_dir(settings)),  # the tags every session shares
         focus=Focus(frozenset([shown]) if is_file else frozenset()),
         under="" if is_file else shown,
     )

@@ -131,3 +131,20 @@ def test_the_models_map_leaves_out_what_a_deny_rule_hides(server: ScriptedServer
     message = first_user_message(server)
     assert HEADING in message and "record_payment" in message
     assert "secret" not in message and "load_secret_keys" not in message
+
+
+def test_map_fills_and_reads_the_store_every_session_shares(ws: Path, tmp_path: Path) -> None:
+    """Issue 42: `sneakycode map` parses into the tags store sessions, batch and eval tasks share (by
+    content), so a copy of the repository elsewhere is mapped from it, alike."""
+    import shutil
+
+    state = tmp_path / "state"
+    env = {**ENV, "SNEAKYCODE_STATE_DIR": str(state)}
+    first = run_cli("map", "--workspace", str(ws), env=env)
+    assert first.code == 0, first.stderr
+    assert (state / "codemap" / "tags.sqlite3").is_file()
+    copy = tmp_path / "copy"
+    shutil.copytree(ws, copy)
+    again = run_cli("map", "--workspace", str(copy), env=env)
+    assert again.code == 0, again.stderr
+    assert again.stdout == first.stdout
