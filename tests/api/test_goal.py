@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import sneakycode
 from sneakycode.testing.server import ScriptedServer
 from tests.api.conftest import CALC, call, finish, tool_messages
@@ -207,3 +209,12 @@ def test_escalate_never_keeps_the_main_model_and_now_starts_on_the_fallback(serv
                                                    settings=fallback))
     assert [request["model"] for request in server.chat_requests] == [*["main-coder"] * 2, *["big-coder"] * 3]
     assert now.status == "finished" and now.solved_by == "big-coder" and set(now.models) == {"big-coder"}
+
+
+def test_a_session_given_several_attempts_says_how_to_run_them_instead_of_running_one(tmp_path: Path) -> None:
+    """Options.attempts is for run_attempts and `-p --attempts`: a Session given attempts=3 used to run one
+    attempt without a word."""
+    with pytest.raises(sneakycode.ConfigError, match="run_attempts"):
+        sneakycode.Session(sneakycode.Options(workspace=tmp_path, attempts=3, isolated=True,
+                                              state_dir=tmp_path / "state"))
+    assert not (tmp_path / "state" / "sessions").exists()

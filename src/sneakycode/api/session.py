@@ -69,6 +69,12 @@ class Session(SessionVerbs):
 
         self.options = options = options or Options()
         check_goal_options(options)  # before anything is read or started, like the schema below
+        if options.attempts != 1:  # said, never silently one attempt: a session is one conversation in one tree
+            from sneakycode.errors import ConfigError
+
+            raise ConfigError(f"Options.attempts={options.attempts}: a Session is one attempt; run several with "
+                              "sneakycode.batch.attempts.run_attempts(options, task) or `sneakycode -p TASK "
+                              "--attempts N`")
         # First: a bad schema is a usage error before anything is read, started or sent.
         schema = options.output_schema
         self.output_schema: OutputSchema | None = None
