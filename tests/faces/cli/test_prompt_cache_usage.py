@@ -13,11 +13,12 @@ from typing import Any
 import jsonschema
 import pexpect
 
-from sneakycode.faces.terminal.status import StatusFacts, cache_summary, status_text
+from sneakycode.faces.terminal.status import cache_summary, status_text
 from sneakycode.testing.server import ScriptedServer
 from tests.conftest import CliResult, run_cli
 from tests.faces.cli.test_headless import ENV, call, finish
 from tests.faces.terminal.test_app import spawn, wait_for_prompt
+from tests.faces.terminal.test_input_units import usage
 
 # llama.cpp's own accounting: its usage counts the whole prompt, `timings` what was evaluated and reused.
 LLAMA_TURNS = [
@@ -106,9 +107,8 @@ def test_stats_and_the_status_line_show_what_the_cache_served(ws: Path) -> None:
         child.expect(r"\s+".join(re.escape(word) for word in said.split()))
         child.sendline("/exit")
         child.expect(pexpect.EOF)
-    facts = StatusFacts("m", "default", 0, 8_192, 2_518, None, cached_tokens=1_200, prompt_tokens=2_500,
-                        prefill_seconds=2.65)
+    facts = usage("m", "default", 0, 8_192, prompt=2_500, completion=18, cached=1_200, prefill=2.65)
     assert status_text(facts) == " m · default · context 0% of 8k · 2,518 tokens · cached 48% · prefill 2.6 s"
-    silent = status_text(StatusFacts("m", "default", 0, 8_192, 2_518, None, prompt_tokens=2_500))
+    silent = status_text(usage("m", "default", 0, 8_192, prompt=2_500, completion=18))
     assert "cached" not in silent and "prefill" not in silent
     assert cache_summary(0, 2_500, reported=False) == "not reported by this server"

@@ -11,19 +11,30 @@ from prompt_toolkit.document import Document
 
 from sneakycode.api.history import conversation_markdown
 from sneakycode.api.mentions import expand_mentions, mentioned_paths, path_completions
+from sneakycode.api.vocabulary import Usage
 from sneakycode.config import PermissionMode
 from sneakycode.faces.terminal.completion import SlashCompleter
 from sneakycode.faces.terminal.keys import next_mode
-from sneakycode.faces.terminal.status import StatusFacts, status_text
+from sneakycode.faces.terminal.status import status_text
 from sneakycode.permissions.gate import Gate
 from sneakycode.tools.base import ToolContext
 
 
+def usage(model: str, mode: str, context: int, window: int, *, prompt: int = 0, completion: int = 0,
+          cached: int | None = None, prefill: float | None = None, cost: float | None = None,
+          jobs: tuple[tuple[int, str], ...] = ()) -> Usage:
+    """A session's usage snapshot, as `Session.usage()` gives the status line."""
+    return Usage(model=model, mode=mode, context_tokens=context, context_window=window, prompt_tokens=prompt,
+                 completion_tokens=completion, cached_tokens=cached or 0, cache_reported=cached is not None,
+                 prefill_seconds=prefill, cost=cost, price_source=None, running_jobs=jobs, jobs_started=len(jobs))
+
+
 def test_status_line_names_model_mode_context_tokens_cost_and_jobs() -> None:
-    facts = StatusFacts("gpt-x", "plan", 8_192, 32_768, 12_345, 0.01234, ((2, "npm run dev"),))
+    facts = usage("gpt-x", "plan", 8_192, 32_768, prompt=12_000, completion=345, cost=0.01234,
+                  jobs=((2, "npm run dev"),))
     expected = " gpt-x · plan · context 25% of 32k · 12,345 tokens · $0.0123 · jobs: [2] npm run dev (/jobs)"
     assert status_text(facts) == expected
-    assert "$" not in status_text(StatusFacts("m", "default", 0, 8_192, 0, None))
+    assert "$" not in status_text(usage("m", "default", 0, 8_192))
 
 
 def test_shift_tab_cycles_default_auto_edit_plan_and_leaves_yolo_for_default() -> None:

@@ -39,7 +39,7 @@ def run_interactive(args: argparse.Namespace) -> int:
     from sneakycode.faces.terminal.network_offer import NetworkOffer
     from sneakycode.faces.terminal.render import TerminalSink
     from sneakycode.faces.terminal.startup_check import StartupCheck
-    from sneakycode.faces.terminal.status import session_status, status_text
+    from sneakycode.faces.terminal.status import status_text
 
     console = Console(highlight=False)
     # Created on first use: prompt_toolkit warns "Input is not a terminal" as soon as one exists on a pipe.
@@ -112,7 +112,7 @@ def run_interactive(args: argparse.Namespace) -> int:
         while True:
             startup.flush()
             try:
-                line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(session_status(run)))
+                line = prompt.prompt("> ", bottom_toolbar=lambda: status_text(run.usage()))
             except KeyboardInterrupt:
                 if prompt.default_buffer.text.strip() or not armed:
                     armed = not prompt.default_buffer.text.strip()
