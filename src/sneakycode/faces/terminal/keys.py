@@ -126,7 +126,11 @@ class EscWatcher:
             if not ready:
                 continue
             with self._lock:  # checked under the lock, so a question that just paused us gets its key
-                data = None if self._paused else os.read(self.fd, 64)
+                # Readiness is asked again under the lock: a question that was paused while we waited for the
+                # lock may have read the key itself, and a blocking read would then hold this thread (and the
+                # turn's end, which joins it) until the next key press.
+                still = not self._paused and select.select([self.fd], [], [], 0)[0]
+                data = os.read(self.fd, 64) if still else None
             if data is None:
                 self._stop.wait(POLL_SECONDS)
             elif data == ESC and not select.select([self.fd], [], [], SEQUENCE_GAP_SECONDS)[0]:
